@@ -1,0 +1,27 @@
+# Warning and sanitizer flags for kiln's own targets (not its dependencies).
+
+function(kiln_target_options target)
+  target_compile_options(${target} PRIVATE -Wall -Wextra -Wno-unused-parameter)
+  if(KILN_WERROR)
+    target_compile_options(${target} PRIVATE -Werror)
+  endif()
+endfunction()
+
+if(KILN_SANITIZE)
+  add_compile_options(-fsanitize=address,undefined -fno-omit-frame-pointer
+                      -fno-sanitize-recover=undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
+# kiln_add_library(NAME SOURCES... [DEPENDS libs...])
+function(kiln_add_library name)
+  cmake_parse_arguments(ARG "" "" "SOURCES;DEPENDS" ${ARGN})
+  add_library(${name} STATIC ${ARG_SOURCES})
+  target_link_libraries(${name} PUBLIC ${ARG_DEPENDS})
+  kiln_target_options(${name})
+endfunction()
+
+# Internal invariants are checked in every build the tests run on.
+if(KILN_ENABLE_ASSERTIONS)
+  add_compile_options(-UNDEBUG)
+endif()

@@ -1,0 +1,87 @@
+//===- Module.cpp - A compilation unit of HLO computations ----------------===//
+#include "kiln/IR/Module.h"
+
+#include <algorithm>
+#include <cassert>
+#include <unordered_map>
+
+namespace kiln::ir {
+
+Computation *Module::addComputation(std::unique_ptr<Computation> computation) {
+  computation->parent_ = this;
+  computation->setName(uniqueName(computation->name()));
+  for (auto &instruction : computation->instructions_)
+    instruction->setName(uniqueName(instruction->name()));
+  computations_.push_back(std::move(computation));
+  return computations_.back().get();
+}
+
+Computation *Module::addComputation(std::string name) {
+  return addComputation(std::make_unique<Computation>(std::move(name)));
+}
+
+void Module::removeComputation(Computation *computation) {
+  assert(computation != entry_ && "removing the entry computation");
+  computations_.erase(
+      std::remove_if(computations_.begin(), computations_.end(),
+                     [&](const std::unique_ptr<Computation> &c) {
+                       return c.get() == computation;
+                     }),
+      computations_.end());
+}
+
+std::vector<Computation *> Module::computations() const {
+  std::vector<Computation *> result;
+  for (const auto &computation : computations_)
+    result.push_back(computation.get());
+  return result;
+}
+
+Computation *Module::findComputation(std::string_view name) const {
+  for (const auto &computation : computations_)
+    if (computation->name() == name)
+      return computation.get();
+  return nullptr;
+}
+
+std::string Module::uniqueName(std::string_view base) {
+  std::string name(base.empty() ? "v" : base);
+  if (names_.insert(name).second)
+    return name;
+  for (int64_t n = 1;; ++n) {
+    std::string candidate = name + "." + std::to_string(n);
+    if (names_.insert(candidate).second)
+      return candidate;
+  }
+}
+
+std::unique_ptr<Module> Module::clone() const {
+  auto copy = std::make_unique<Module>(name_);
+  std::unordered_map<const Computation *, Computation *> computationMap;
+  for (const auto &computation : computations_) {
+    auto newComputation = std::make_unique<Computation>(computation->name());
+    std::unordered_map<const Instruction *, Instruction *> instructionMap;
+    for (Instruction *old : computation->instructions()) {
+      std::vector<Instruction *> operands;
+      for (Instruction *operand : old->operands())
+        operands.push_back(instructionMap.at(operand));
+      Instruction *fresh = newComputation->add(old->opcode(), old->shape(),
+                                               operands, old->attrs(),
+                                               old->name());
+      fresh->setLiteral(old->literal());
+      if (old->calledComputation())
+        fresh->setCalledComputation(
+            computationMap.at(old->calledComputation()));
+      instructionMap[old] = fresh;
+    }
+    if (computation->root())
+      newComputation->setRoot(instructionMap.at(computation->root()));
+    Computation *added = copy->addComputation(std::move(newComputation));
+    computationMap[computation.get()] = added;
+    if (computation.get() == entry_)
+      copy->setEntry(added);
+  }
+  return copy;
+}
+
+} // namespace kiln::ir
