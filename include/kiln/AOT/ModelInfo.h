@@ -1,0 +1,44 @@
+//===- ModelInfo.h - What the generated header and manifest describe -*- C++ -*-===//
+#ifndef KILN_AOT_MODELINFO_H
+#define KILN_AOT_MODELINFO_H
+
+#include "kiln/IR/DType.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kiln::aot {
+
+enum class ArgKind { Feed, Variable };
+
+struct TensorInfo {
+  std::string name;        // feed/fetch/variable name from the model or config
+  ArgKind kind = ArgKind::Feed; // args only
+  bool readonly = true;    // variables: false when Run() updates it in place
+  ir::DType dtype = ir::DType::F32;
+  std::vector<int64_t> shape;
+  int64_t bytes = 0;
+};
+
+struct ModelInfo {
+  std::string name;         // C identifier: NAME_run, NAME_ARENA_SIZE, ...
+  std::string cppNamespace; // "a::b" or empty
+  std::string className;    // the C++ class; defaults to a CamelCase of name
+  std::string triple, cpu, features;
+  int64_t arenaBytes = 0;
+  int64_t arenaAlignment = 64;
+  int64_t weightsBytes = 0;
+  std::vector<TensorInfo> args;    // feeds, then variables
+  std::vector<TensorInfo> results; // fetches, then updated variables
+  std::vector<std::string> requiredSymbols;
+};
+
+/// PREFIX.h: C section and C++ class (docs/abi.md).
+std::string generateHeader(const ModelInfo &info);
+/// PREFIX.json: the manifest (docs/abi.md).
+std::string generateManifest(const ModelInfo &info);
+
+} // namespace kiln::aot
+
+#endif // KILN_AOT_MODELINFO_H

@@ -1,0 +1,52 @@
+//===- CodeGen.h - HLO to LLVM IR -------------------------------*- C++ -*-===//
+//
+// Lowers a verified module plus its buffer assignment into one LLVM module
+// with a single external function, the C ABI entry point
+//   int NAME_run(const void* const* args, void* const* results, void* arena)
+// returning 0 on success. Everything else is internal. The generated code
+// calls nothing outside the module except the symbols it reports in
+// `requiredSymbols` (ideally none).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_CODEGEN_CODEGEN_H
+#define KILN_CODEGEN_CODEGEN_H
+
+#include "kiln/Analysis/BufferAssignment.h"
+#include "kiln/IR/Module.h"
+#include "kiln/Support/Error.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class LLVMContext;
+class Module;
+class TargetMachine;
+} // namespace llvm
+
+namespace kiln::codegen {
+
+struct CodeGenOptions {
+  std::string entryName = "kiln_run"; // the C symbol of the entry point
+  bool fastMath = false;
+};
+
+struct CodeGenResult {
+  std::unique_ptr<llvm::Module> module;
+  std::vector<std::string> requiredSymbols; // external symbols it calls
+  int64_t weightsBytes = 0;                 // bytes of constant data
+};
+
+/// Emits LLVM IR for `module`, using the target's data layout and vector
+/// width. An opcode/dtype pair the backend cannot lower is an error naming
+/// the instruction.
+Expected<CodeGenResult> emitModule(const ir::Module &module,
+                                   const analysis::BufferAssignment &buffers,
+                                   const CodeGenOptions &options,
+                                   llvm::LLVMContext &context,
+                                   llvm::TargetMachine &machine);
+
+} // namespace kiln::codegen
+
+#endif // KILN_CODEGEN_CODEGEN_H
