@@ -1,0 +1,17 @@
+# lit configuration for kiln: every .hlo/.test/.pbtxt file under this folder is a test.
+import os
+
+import lit.formats
+
+config.name = "kiln"
+config.test_format = lit.formats.ShTest(execute_external=False)
+config.suffixes = [".hlo", ".test", ".pbtxt", ".onnxtxt"]
+config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py", "lit.site.cfg.py.in"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.kiln_binary_dir, "test", "lit")
+
+config.environment["PATH"] = os.pathsep.join(
+    [config.kiln_tools_dir, config.llvm_tools_dir, config.environment.get("PATH", os.environ["PATH"])])
+config.substitutions.append(("%kiln", os.path.join(config.kiln_tools_dir, "kiln")))
+config.substitutions.append(("%python", config.python_executable))
+config.substitutions.append(("%src", config.kiln_source_dir))

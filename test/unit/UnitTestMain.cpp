@@ -1,0 +1,3 @@
+//===- UnitTestMain.cpp - Catch2 entry point for kiln's unit tests --------===//
+#define CATCH_CONFIG_MAIN
+#include <catch2/catch.hpp>
