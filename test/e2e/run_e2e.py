@@ -1,0 +1,333 @@
+#!/usr/bin/python3
+"""run_e2e.py - End-to-end tests: compile every case with `kiln compile`, link
+it with driver.c, run it (natively or under qemu) and compare its results with
+`kiln run --reference` on the same seeded random inputs.
+
+Case files live in cases/*.hlo. One file may hold several modules separated by
+a line `// -----`. Lines starting with `//` are stripped before compiling; the
+ones of the form `// e2e: key=value ...` are directives for the harness:
+  // e2e: arg=N range=LO,HI     integers drawn from [LO, HI] for parameter N
+  // e2e: arg=N values=a,b,c    parameter N drawn from this list
+  // e2e: specials              mix NaN/inf/-0 (floats), min/max (ints) in
+  // e2e: tol=RTOL,ATOL         float tolerance override for this module
+  // e2e: cpu-only=x86_64       run only for that flavour (documented reason)
+Every opcode of Opcodes.def must occur in some case, or the run fails.
+
+Float tolerances (rtol, atol) by result dtype, documented here because they
+are the contract: float64 1e-12/1e-12, float32 2e-5/2e-5 (summation order and
+transcendental approximations differ from the evaluator's libm by a few ulps),
+float16 1e-2/1e-2, and bfloat16 is only ever checked after a convert to f32
+(numpy has no bfloat16) with the case's own tol directive. Integers and bool
+are exact. NaN must match NaN, infinities must match exactly.
+"""
+import argparse
+import concurrent.futures
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+
+import numpy as np
+
+TOLERANCES = {
+    'float64': (1e-12, 1e-12),
+    'float32': (2e-5, 2e-5),
+    'float16': (1e-2, 1e-2),
+}
+
+FLAVOURS = {
+    # name: (triple, cc, runner prefix)
+    'x86_64': ('x86_64-linux-gnu', ['cc'], []),
+    'aarch64': ('aarch64-linux-gnu', ['aarch64-linux-gnu-gcc', '-static'],
+                ['qemu-aarch64']),
+}
+
+TIMEOUT = 120
+
+
+class CaseError(Exception):
+    pass
+
+
+def read_opcodes(opcodes_def):
+    text = open(opcodes_def).read()
+    return re.findall(r'^KILN_OPCODE\(\w+,\s*"([^"]+)"', text, re.M)
+
+
+def split_cases(path):
+    """Yields (name, hlo_text, directives) for every module in a case file."""
+    stem = os.path.splitext(os.path.basename(path))[0]
+    chunks = re.split(r'^\s*// -----.*$', open(path).read(), flags=re.M)
+    chunks = [c for c in chunks if c.strip()]
+    for i, chunk in enumerate(chunks):
+        directives = {'args': {}, 'specials': False, 'tol': None, 'only': None}
+        kept = []
+        for line in chunk.splitlines():
+            stripped = line.strip()
+            if stripped.startswith('// e2e:'):
+                parse_directive(stripped[len('// e2e:'):], directives, path)
+            if not stripped.startswith('//'):
+                kept.append(line)
+        name = stem if len(chunks) == 1 else f'{stem}_{i}'
+        name = re.sub(r'[^A-Za-z0-9_]', '_', name)
+        yield name, '\n'.join(kept) + '\n', directives
+
+
+def parse_directive(text, directives, path):
+    fields = dict(tok.split('=', 1) if '=' in tok else (tok, '')
+                  for tok in text.split())
+    if 'specials' in fields:
+        directives['specials'] = True
+    if 'tol' in fields:
+        directives['tol'] = tuple(float(v) for v in fields['tol'].split(','))
+    if 'cpu-only' in fields:
+        directives['only'] = fields['cpu-only']
+    if 'arg' in fields:
+        arg = directives['args'].setdefault(int(fields['arg']), {})
+        if 'range' in fields:
+            arg['range'] = tuple(int(v) for v in fields['range'].split(','))
+        if 'values' in fields:
+            arg['values'] = [float(v) for v in fields['values'].split(',')]
+
+
+def opcodes_used(text):
+    return set(re.findall(r'(?<![\w.-])([a-z][a-z0-9-]*)\(', text))
+
+
+def make_input(rng, dtype, shape, spec, specials):
+    dt = np.dtype(dtype)
+    n = int(np.prod(shape, dtype=np.int64))
+    if 'values' in spec:
+        a = rng.choice(np.array(spec['values']), size=n).astype(dt)
+    elif 'range' in spec:
+        lo, hi = spec['range']
+        a = rng.integers(lo, hi, size=n, endpoint=True).astype(dt)
+    elif dt == np.bool_:
+        a = rng.integers(0, 2, size=n).astype(np.bool_)
+    elif dt.kind in 'iu':
+        info = np.iinfo(dt)
+        lo, hi = max(int(info.min), -100), min(int(info.max), 100)
+        a = rng.integers(lo, hi, size=n, endpoint=True).astype(dt)
+        if specials and n:
+            picks = [info.min, info.max, 0, info.max // 2 + 1]
+            if info.min < 0:
+                picks.append(-1)
+            mask = rng.random(n) < 0.15
+            a[mask] = rng.choice(np.array(picks, dtype=dt), size=int(mask.sum()))
+    else:
+        a = (rng.standard_normal(n) * 3).astype(dt)
+        if specials and n:
+            picks = np.array([np.nan, np.inf, -np.inf, -0.0, 0.0], dtype=dt)
+            mask = rng.random(n) < 0.1
+            a[mask] = rng.choice(picks, size=int(mask.sum()))
+    return a.reshape(shape)
+
+
+def run(cmd, cwd=None):
+    try:
+        proc = subprocess.run(cmd, cwd=cwd, capture_output=True, text=True,
+                              timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        raise CaseError(f'timeout: {" ".join(cmd)}')
+    if proc.returncode != 0:
+        msg = (proc.stderr or proc.stdout).strip().splitlines()[-8:]
+        raise CaseError(f'`{" ".join(cmd)}` exited {proc.returncode}: ' +
+                        ' | '.join(msg))
+    return proc.stdout
+
+
+def fetch_file_name(name):
+    return re.sub(r'[^A-Za-z0-9_.-]', '_', name) + '.npy'
+
+
+def write_table(path, name, manifest):
+    """The per-case C table: the header's macros, seen by the generic driver."""
+    up = name.upper()
+    args, results = manifest['args'], manifest['results']
+
+    def elem(entry):
+        return str(np.dtype(entry['dtype']).itemsize)
+
+    lines = ['/* Generated by run_e2e.py. */', '#include <stddef.h>',
+             f'#include "{name}.h"',
+             f'_Static_assert({up}_NUM_ARGS == {len(args)}, "arg count");',
+             f'_Static_assert({up}_NUM_RESULTS == {len(results)}, "result count");',
+             f'const size_t kiln_e2e_num_args = {up}_NUM_ARGS;',
+             f'const size_t kiln_e2e_num_results = {up}_NUM_RESULTS;',
+             'const size_t kiln_e2e_arg_sizes[] = {' +
+             ''.join(f'{up}_ARG{i}_SIZE, ' for i in range(len(args))) + '0};',
+             'const size_t kiln_e2e_arg_elem[] = {' +
+             ''.join(elem(a) + ', ' for a in args) + '0};',
+             'const size_t kiln_e2e_result_sizes[] = {' +
+             ''.join(f'{up}_RESULT{i}_SIZE, ' for i in range(len(results))) + '0};',
+             'const size_t kiln_e2e_result_elem[] = {' +
+             ''.join(elem(r) + ', ' for r in results) + '0};',
+             f'const size_t kiln_e2e_arena_size = {up}_ARENA_SIZE;',
+             f'const size_t kiln_e2e_arena_align = {up}_ARENA_ALIGN;',
+             'int kiln_e2e_run(const void *const *a, void *const *r, void *arena) {',
+             f'  return {name}_run(a, r, arena);', '}']
+    with open(path, 'w') as f:
+        f.write('\n'.join(lines) + '\n')
+
+
+def compare(name, got, want, tol):
+    if got.shape != want.shape or got.dtype != want.dtype:
+        raise CaseError(f'{name}: got {got.dtype}{list(got.shape)}, reference '
+                        f'{want.dtype}{list(want.shape)}')
+    if got.dtype.kind not in 'fc':
+        bad = np.flatnonzero(got.reshape(-1) != want.reshape(-1))
+    else:
+        rtol, atol = tol or TOLERANCES[got.dtype.name]
+        g = got.reshape(-1).astype(np.float64)
+        w = want.reshape(-1).astype(np.float64)
+        close = np.isclose(g, w, rtol=rtol, atol=atol, equal_nan=True)
+        inf = np.isinf(w) | np.isinf(g)
+        close[inf] = g[inf] == w[inf]
+        bad = np.flatnonzero(~close)
+    if bad.size:
+        i = int(bad[0])
+        idx = np.unravel_index(i, want.shape) if want.ndim else ()
+        raise CaseError(f'{name}: {bad.size} of {want.size} elements differ, '
+                        f'first at {list(idx)}: got {got.reshape(-1)[i]!r}, '
+                        f'reference {want.reshape(-1)[i]!r}')
+
+
+class Harness:
+    def __init__(self, opts):
+        self.opts = opts
+        self.triple, self.cc, self.runner = FLAVOURS[opts.arch]
+        self.flavour = opts.arch + (f'-{opts.cpu}' if opts.cpu else '')
+        self.driver_obj = None
+        self.lock = threading.Lock()
+
+    def build_driver(self):
+        obj = os.path.join(self.opts.work, 'driver.o')
+        run(self.cc[:1] + ['-std=c11', '-O1', '-c', self.opts.driver, '-o', obj])
+        self.driver_obj = obj
+
+    def compile_case(self, name, hlo_path, work):
+        cmd = [self.opts.kiln, 'compile', hlo_path, '--target', self.triple,
+               '--name', name, '-o', os.path.join(work, name)]
+        if self.opts.cpu:
+            cmd += ['--cpu', self.opts.cpu]
+        run(cmd)
+        with open(os.path.join(work, name + '.json')) as f:
+            return json.load(f)
+
+    def check_symbols(self, name, work, manifest):
+        out = run(['llvm-nm-19', '-u', os.path.join(work, name + '.o')])
+        undefined = {line.split()[-1] for line in out.splitlines() if line.strip()}
+        extra = undefined - set(manifest.get('required_symbols', []))
+        if extra:
+            raise CaseError('undefined symbols not in required_symbols: ' +
+                            ', '.join(sorted(extra)))
+
+    def run_case(self, name, text, directives):
+        work = os.path.join(self.opts.work, name)
+        shutil.rmtree(work, ignore_errors=True)
+        os.makedirs(work)
+        hlo_path = os.path.join(work, name + '.hlo')
+        with open(hlo_path, 'w') as f:
+            f.write(text)
+        manifest = self.compile_case(name, hlo_path, work)
+        self.check_symbols(name, work, manifest)
+
+        seed = int.from_bytes(hashlib.sha256(name.encode()).digest()[:4], 'little')
+        rng = np.random.default_rng(seed)
+        ref_cmd = [self.opts.kiln, 'run', hlo_path, '--reference',
+                   '--output-dir', os.path.join(work, 'ref')]
+        arg_files = []
+        for i, arg in enumerate(manifest['args']):
+            a = make_input(rng, arg['dtype'], arg['shape'],
+                           directives['args'].get(i, {}), directives['specials'])
+            npy = os.path.join(work, f'arg{i}.npy')
+            np.save(npy, a)
+            a.tofile(npy[:-4] + '.bin')
+            arg_files.append(npy[:-4] + '.bin')
+            ref_cmd += ['--input', f'{arg["name"]}={npy}']
+        run(ref_cmd)
+
+        table = os.path.join(work, 'table.c')
+        write_table(table, name, manifest)
+        exe = os.path.join(work, name + '.exe')
+        run(self.cc + ['-std=c11', '-I', work, table, self.driver_obj,
+                       os.path.join(work, name + '.o'), '-o', exe])
+        result_files = [os.path.join(work, f'result{i}.bin')
+                        for i in range(len(manifest['results']))]
+        run(self.runner + [exe] + arg_files + ['--'] + result_files)
+
+        for i, res in enumerate(manifest['results']):
+            want = np.load(os.path.join(work, 'ref', fetch_file_name(res['name'])))
+            got = np.fromfile(result_files[i], dtype=np.dtype(res['dtype']))
+            got = got.reshape(res['shape'])
+            compare(f'result {i} ({res["name"]})', got, want, directives['tol'])
+        if not self.opts.keep:
+            shutil.rmtree(work, ignore_errors=True)
+
+    def attempt(self, case):
+        name, text, directives = case
+        try:
+            self.run_case(name, text, directives)
+            line, ok = f'PASS {name} [{self.flavour}]', True
+        except CaseError as e:
+            line, ok = f'FAIL {name} [{self.flavour}]: {e}', False
+        with self.lock:
+            print(line, flush=True)
+        return ok
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument('--kiln', required=True)
+    p.add_argument('--arch', choices=sorted(FLAVOURS), default='x86_64')
+    p.add_argument('--cpu', default='')
+    p.add_argument('--work', required=True)
+    p.add_argument('--cases', default=os.path.join(here, 'cases'))
+    p.add_argument('--opcodes-def', default=os.path.join(
+        here, '..', '..', 'include', 'kiln', 'IR', 'Opcodes.def'))
+    p.add_argument('--driver', default=os.path.join(here, 'driver.c'))
+    p.add_argument('--jobs', type=int, default=2)
+    p.add_argument('--filter', default='', help='regex on case names')
+    p.add_argument('--keep', action='store_true', help='keep work files')
+    opts = p.parse_args()
+    opts.work = os.path.abspath(os.path.join(opts.work, opts.arch + (
+        '-' + opts.cpu if opts.cpu else '')))
+    os.makedirs(opts.work, exist_ok=True)
+
+    cases, used = [], set()
+    for fname in sorted(os.listdir(opts.cases)):
+        if fname.endswith('.hlo'):
+            for case in split_cases(os.path.join(opts.cases, fname)):
+                used |= opcodes_used(case[1])
+                if case[2]['only'] and case[2]['only'] != opts.arch:
+                    continue
+                if re.search(opts.filter, case[0]):
+                    cases.append(case)
+    failed = 0
+    missing = [op for op in read_opcodes(opts.opcodes_def) if op not in used]
+    if missing and not opts.filter:
+        print('FAIL coverage: no case uses ' + ', '.join(missing), flush=True)
+        failed += 1
+
+    harness = Harness(opts)
+    try:
+        harness.build_driver()
+    except CaseError as e:
+        print(f'FAIL driver: {e}')
+        print(f'0 passed, {len(cases) + failed} failed')
+        return 1
+    with concurrent.futures.ThreadPoolExecutor(max_workers=opts.jobs) as pool:
+        results = list(pool.map(harness.attempt, cases))
+    passed = sum(results)
+    failed += len(results) - passed
+    print(f'{passed} passed, {failed} failed')
+    return 1 if failed else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
