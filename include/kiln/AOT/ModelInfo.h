@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kiln::aot {
@@ -33,6 +34,13 @@ struct ModelInfo {
   std::vector<TensorInfo> results; // fetches, then updated variables
   std::vector<std::string> requiredSymbols;
 };
+
+/// `text` made a valid C identifier: every character outside [A-Za-z0-9_]
+/// becomes '_', and a leading digit (or an empty text) gets a "m" prefix.
+std::string toCIdentifier(std::string_view text);
+
+/// The default C++ class name for a model: UpperCamelCase of its name.
+std::string defaultClassName(std::string_view name);
 
 /// PREFIX.h: C section and C++ class (docs/abi.md).
 std::string generateHeader(const ModelInfo &info);

@@ -1,0 +1,97 @@
+//===- Manifest.cpp - PREFIX.json, the machine-readable model summary ----===//
+//
+// Written by hand rather than through a JSON library so the layout is fixed:
+// keys in the documented order, two-space indentation, shapes on one line.
+// Tools diff manifests, so the same model must give the same bytes.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/AOT/ModelInfo.h"
+
+#include <fmt/format.h>
+
+namespace kiln::aot {
+
+namespace {
+
+std::string jsonString(std::string_view text) {
+  std::string out = "\"";
+  for (char c : text) {
+    switch (c) {
+    case '"': out += "\\\""; break;
+    case '\\': out += "\\\\"; break;
+    case '\n': out += "\\n"; break;
+    case '\t': out += "\\t"; break;
+    case '\r': out += "\\r"; break;
+    default:
+      if (static_cast<unsigned char>(c) < 0x20)
+        out += fmt::format("\\u{:04x}", static_cast<unsigned char>(c));
+      else
+        out += c;
+    }
+  }
+  return out + "\"";
+}
+
+std::string shapeList(const std::vector<int64_t> &shape) {
+  std::string out = "[";
+  for (size_t i = 0; i < shape.size(); ++i)
+    out += (i ? ", " : "") + std::to_string(shape[i]);
+  return out + "]";
+}
+
+/// One element of "args" (with its kind) or "results" (without).
+std::string tensorObject(const TensorInfo &tensor, bool withKind) {
+  std::string out = "    {\n";
+  out += fmt::format("      \"name\": {},\n", jsonString(tensor.name));
+  if (withKind)
+    out += fmt::format("      \"kind\": \"{}\",\n",
+                       tensor.kind == ArgKind::Variable ? "variable" : "feed");
+  out += fmt::format("      \"dtype\": \"{}\",\n", ir::numpyName(tensor.dtype));
+  out += fmt::format("      \"shape\": {},\n", shapeList(tensor.shape));
+  out += fmt::format("      \"bytes\": {}\n", tensor.bytes);
+  return out + "    }";
+}
+
+std::string tensorArray(const std::vector<TensorInfo> &all, bool withKind) {
+  if (all.empty())
+    return "[]";
+  std::string out = "[\n";
+  for (size_t i = 0; i < all.size(); ++i)
+    out += tensorObject(all[i], withKind) + (i + 1 < all.size() ? ",\n" : "\n");
+  return out + "  ]";
+}
+
+std::string stringArray(const std::vector<std::string> &all) {
+  if (all.empty())
+    return "[]";
+  std::string out = "[";
+  for (size_t i = 0; i < all.size(); ++i)
+    out += (i ? ", " : "") + jsonString(all[i]);
+  return out + "]";
+}
+
+} // namespace
+
+std::string generateManifest(const ModelInfo &info) {
+  std::string name = toCIdentifier(info.name);
+  std::string out = "{\n";
+  out += "  \"format\": \"kiln-manifest\",\n";
+  out += "  \"version\": 1,\n";
+  out += fmt::format("  \"name\": {},\n", jsonString(name));
+  out += fmt::format("  \"entry\": {},\n", jsonString(name + "_run"));
+  out += fmt::format("  \"target\": {{\n    \"triple\": {},\n    \"cpu\": {},\n"
+                     "    \"features\": {}\n  }},\n",
+                     jsonString(info.triple), jsonString(info.cpu),
+                     jsonString(info.features));
+  out += fmt::format("  \"arena\": {{\n    \"bytes\": {},\n    \"alignment\": "
+                     "{}\n  }},\n",
+                     info.arenaBytes, info.arenaAlignment);
+  out += fmt::format("  \"weights_bytes\": {},\n", info.weightsBytes);
+  out += fmt::format("  \"args\": {},\n", tensorArray(info.args, true));
+  out += fmt::format("  \"results\": {},\n", tensorArray(info.results, false));
+  out += fmt::format("  \"required_symbols\": {}\n",
+                     stringArray(info.requiredSymbols));
+  return out + "}\n";
+}
+
+} // namespace kiln::aot

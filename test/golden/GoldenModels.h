@@ -1,0 +1,50 @@
+//===- GoldenModels.h - The models whose header/manifest are golden files -===//
+//
+// Shared by the unit tests (generate and compare with test/golden/*.h and
+// *.json) and by nothing else: the compile tests use the files themselves.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_TEST_GOLDEN_GOLDENMODELS_H
+#define KILN_TEST_GOLDEN_GOLDENMODELS_H
+
+#include "kiln/AOT/ModelInfo.h"
+
+namespace kiln::golden {
+
+/// One feed, one fetch, no arena, host-like target, no namespace.
+inline aot::ModelInfo addRelu() {
+  aot::ModelInfo info;
+  info.name = "add_relu";
+  info.triple = "x86_64-unknown-linux-gnu";
+  info.cpu = "generic";
+  info.args = {{"x", aot::ArgKind::Feed, true, ir::DType::F32, {2, 3}, 24}};
+  info.results = {{"r", aot::ArgKind::Feed, true, ir::DType::F32, {2, 3}, 24}};
+  return info;
+}
+
+/// Several args (rank 4, rank 0, a variable with a dotted name), several
+/// dtypes, an arena, weights, a namespace and a required symbol.
+inline aot::ModelInfo detector() {
+  aot::ModelInfo info;
+  info.name = "detector";
+  info.cppNamespace = "vision::models";
+  info.triple = "aarch64-unknown-linux-gnu";
+  info.cpu = "cortex-a72";
+  info.features = "+neon";
+  info.arenaBytes = 12288;
+  info.weightsBytes = 31400;
+  info.args = {
+      {"image", aot::ArgKind::Feed, true, ir::DType::F32, {1, 4, 4, 3}, 192},
+      {"threshold", aot::ArgKind::Feed, true, ir::DType::F32, {}, 4},
+      {"step.count", aot::ArgKind::Variable, false, ir::DType::S64, {}, 8}};
+  info.results = {
+      {"boxes", aot::ArgKind::Feed, true, ir::DType::F32, {1, 2, 4}, 32},
+      {"keep:0", aot::ArgKind::Feed, true, ir::DType::Pred, {2}, 2},
+      {"step.count", aot::ArgKind::Feed, true, ir::DType::S64, {}, 8}};
+  info.requiredSymbols = {"memcpy"};
+  return info;
+}
+
+} // namespace kiln::golden
+
+#endif // KILN_TEST_GOLDEN_GOLDENMODELS_H

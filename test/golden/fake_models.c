@@ -1,0 +1,37 @@
+/* fake_models.c - hand-written stand-ins for the golden models' entry points,
+ * so the C++ classes can be exercised without the code generator:
+ *   add_relu: r = max(x, 0)
+ *   detector: boxes[i] = image[i] * threshold (first 8 values),
+ *             keep[j] = image[j] > threshold, step.count out = in + 1;
+ *             fails (returns 1) when the arena is not 64-byte aligned. */
+#include "add_relu.h"
+#include "detector.h"
+
+#include <stdbool.h>
+
+int add_relu_run(const void *const *args, void *const *results, void *arena) {
+  const float *x = (const float *)args[0];
+  float *r = (float *)results[0];
+  int i;
+  (void)arena;
+  for (i = 0; i < 6; ++i)
+    r[i] = x[i] > 0 ? x[i] : 0;
+  return 0;
+}
+
+int detector_run(const void *const *args, void *const *results, void *arena) {
+  const float *image = (const float *)args[0];
+  float threshold = *(const float *)args[1];
+  int64_t steps = *(const int64_t *)args[2];
+  float *boxes = (float *)results[0];
+  bool *keep = (bool *)results[1];
+  int i;
+  if (((uintptr_t)arena & 63) != 0)
+    return 1;
+  for (i = 0; i < 8; ++i)
+    boxes[i] = image[i] * threshold;
+  for (i = 0; i < 2; ++i)
+    keep[i] = image[i] > threshold;
+  *(int64_t *)results[2] = steps + 1;
+  return 0;
+}

@@ -1,0 +1,43 @@
+//===- ManifestTest.cpp - PREFIX.json against reviewed golden files -------===//
+#include "../golden/GoldenModels.h"
+
+#include <catch2/catch.hpp>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+using namespace kiln;
+
+namespace {
+
+std::string readGolden(const std::string &name) {
+  std::ifstream in(std::string(KILN_TEST_SOURCE_DIR) + "/golden/" + name);
+  REQUIRE(in.good());
+  std::stringstream text;
+  text << in.rdbuf();
+  return text.str();
+}
+
+} // namespace
+
+TEST_CASE("manifests match the golden files", "[aot][golden]") {
+  CHECK(aot::generateManifest(golden::addRelu()) == readGolden("add_relu.json"));
+  CHECK(aot::generateManifest(golden::detector()) == readGolden("detector.json"));
+}
+
+TEST_CASE("the manifest is JSON with the documented keys in order", "[aot]") {
+  aot::ModelInfo info = golden::detector();
+  info.args[0].name = "quote\"back\\slash\nline";
+  auto json = nlohmann::ordered_json::parse(aot::generateManifest(info));
+  std::vector<std::string> keys;
+  for (auto &item : json.items())
+    keys.push_back(item.key());
+  CHECK(keys == std::vector<std::string>{"format", "version", "name", "entry",
+                                         "target", "arena", "weights_bytes",
+                                         "args", "results", "required_symbols"});
+  CHECK(json["args"][0]["name"] == "quote\"back\\slash\nline");
+  CHECK(json["args"][2]["kind"] == "variable");
+  CHECK(json["results"][1]["dtype"] == "bool");
+  CHECK(json["entry"] == "detector_run");
+  CHECK(json["required_symbols"] == nlohmann::json::array({"memcpy"}));
+}
