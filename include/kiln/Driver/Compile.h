@@ -1,0 +1,54 @@
+//===- Compile.h - `kiln compile` and the JIT path of `kiln run` -*- C++ -*-===//
+//
+// The AOT pipeline as one library call: load and verify a model, assign
+// buffers, generate LLVM IR, optimize for the target and write PREFIX.o,
+// PREFIX.h and PREFIX.json (plus --emit extras) all-or-nothing.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_DRIVER_COMPILE_H
+#define KILN_DRIVER_COMPILE_H
+
+#include "kiln/AOT/ModelInfo.h"
+#include "kiln/IR/Literal.h"
+#include "kiln/IR/Module.h"
+#include "kiln/Support/Error.h"
+
+#include <string>
+#include <vector>
+
+namespace kiln::driver {
+
+struct CompileOptions {
+  std::string model;              ///< Model file (.hlo).
+  std::string triple, cpu, features; ///< --target, --cpu, --features.
+  std::string name;               ///< --name; empty: the output file's stem.
+  std::string cppNamespace;       ///< --namespace a::b for the C++ class.
+  std::string outputPrefix;       ///< -o PREFIX; empty: model stem in cwd.
+  std::vector<std::string> emit;  ///< Extra outputs: llvm, asm, hlo.
+  bool fastMath = false;
+};
+
+struct CompileResult {
+  aot::ModelInfo info;               ///< What the header and manifest say.
+  std::vector<std::string> files;    ///< Every file written, in order.
+  std::vector<std::string> warnings; ///< For the user (e.g. cross w/o --cpu).
+};
+
+/// `kiln compile`. On error no output file is created or changed.
+Expected<CompileResult> compileModel(const CompileOptions &options);
+
+/// The header/manifest description of `module`: args are the entry
+/// parameters in number order, results the root (or the root tuple's
+/// elements); sizes from the shapes. Target, arena and weights fields are
+/// left for the caller.
+aot::ModelInfo describeModel(const ir::Module &module, const std::string &name);
+
+/// Runs `module` on the host through the code generator and the JIT
+/// (`kiln run` without --reference): one literal per entry parameter in, one
+/// per result out.
+Expected<std::vector<ir::Literal>>
+runWithJit(const ir::Module &module, const std::vector<ir::Literal> &args);
+
+} // namespace kiln::driver
+
+#endif // KILN_DRIVER_COMPILE_H

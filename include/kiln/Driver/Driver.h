@@ -1,0 +1,89 @@
+//===- Driver.h - What the kiln subcommands do, as library calls -*- C++ -*-===//
+//
+// tools/kiln only parses flags into these option structs and calls the
+// matching run function, so every subcommand is reachable from tests
+// without the CLI. Functions return Error/Expected and never throw; their
+// messages are complete sentences for the user (the tool adds "error: ").
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_DRIVER_DRIVER_H
+#define KILN_DRIVER_DRIVER_H
+
+#include "kiln/IR/Literal.h"
+#include "kiln/IR/Module.h"
+#include "kiln/Support/Error.h"
+#include "kiln/Support/Npy.h"
+
+#include <iosfwd>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kiln::driver {
+
+/// Reads an HLO text file ("-" reads stdin), parses and verifies it.
+Expected<std::unique_ptr<ir::Module>> loadModule(const std::string &path);
+
+/// Loads any model format kiln reads, chosen by extension. Today: `.hlo`.
+Expected<std::unique_ptr<ir::Module>> loadModel(const std::string &path);
+
+/// Splits "a,b,,c" into {"a", "b", "c"} (empty items dropped).
+std::vector<std::string> splitList(std::string_view text);
+
+struct OptOptions {
+  std::string input = "-";             ///< HLO file, or "-" for stdin.
+  std::vector<std::string> passes;     ///< Registered pass names, in order.
+  std::vector<std::string> printAfter; ///< Pass names, or "all".
+  std::string output;                  ///< File to write; empty: `out`.
+};
+
+/// `kiln opt`: loads the input, runs the passes and prints the module as HLO
+/// text to `output` (atomically) or `out`. --print-after dumps go to `log`.
+Error runOpt(const OptOptions &options, std::ostream &out, std::ostream &log);
+
+struct RunOptions {
+  std::string model;
+  std::vector<std::string> inputs; ///< "NAME=FILE.npy", one per parameter.
+  std::string outputDir = ".";
+  /// Evaluate with the reference interpreter instead of the JIT.
+  bool reference = false;
+};
+
+/// One result written by runModel.
+struct RunOutput {
+  std::string name; ///< Result name (instruction name) before sanitizing.
+  std::string path; ///< The .npy file written.
+  ir::Shape shape;
+};
+
+/// `kiln run`: binds every entry parameter by name to an .npy file, executes
+/// the module and writes one .npy per result into `outputDir` (created if
+/// missing). Either every result file is written or none is.
+Expected<std::vector<RunOutput>> runModel(const RunOptions &options);
+
+// The pieces runModel is built from, public for tests and other tools.
+
+/// "float32[2,3]"; "float32[]" for a scalar.
+std::string describeArrayType(std::string_view numpyDType,
+                              const std::vector<int64_t> &dims);
+
+/// Converts an .npy array to a literal (bool bytes normalized to 0/1).
+Expected<ir::Literal> literalFromNpy(const NpyArray &array);
+NpyArray npyFromLiteral(const ir::Literal &literal);
+
+/// Parses "NAME=FILE.npy" specs and returns one literal per entry parameter,
+/// in parameter-number order, checking names, count, dtype and shape.
+Expected<std::vector<ir::Literal>>
+bindInputs(const ir::Module &module, const std::vector<std::string> &specs);
+
+/// Names of the entry's results: the root's name, or for a tuple root the
+/// names of the tuple's operands.
+std::vector<std::string> resultNames(const ir::Module &module);
+
+/// Replaces every character outside [A-Za-z0-9_.-] with '_'.
+std::string sanitizeFileName(std::string_view name);
+
+} // namespace kiln::driver
+
+#endif // KILN_DRIVER_DRIVER_H

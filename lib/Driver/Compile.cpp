@@ -1,0 +1,184 @@
+//===- Compile.cpp - `kiln compile`: model -> PREFIX.o, .h, .json --------===//
+#include "kiln/Driver/Compile.h"
+
+#include "kiln/Analysis/BufferAssignment.h"
+#include "kiln/CodeGen/CodeGen.h"
+#include "kiln/Driver/Driver.h"
+#include "kiln/IR/Printer.h"
+#include "kiln/Support/FileUtils.h"
+#include "kiln/Target/Target.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Target/TargetMachine.h"
+#include "llvm/Transforms/Utils/Cloning.h"
+
+#include <filesystem>
+
+namespace kiln::driver {
+
+namespace {
+
+/// The --emit kinds beyond the always-written .o/.h/.json: name, suffix.
+struct EmitKind {
+  std::string_view name, suffix;
+};
+constexpr EmitKind kEmitKinds[] = {
+    {"llvm", ".ll"}, {"asm", ".s"}, {"hlo", ".hlo"}};
+
+Error checkEmitKinds(const std::vector<std::string> &kinds) {
+  for (const std::string &kind : kinds) {
+    bool known = false;
+    for (const EmitKind &row : kEmitKinds)
+      known |= row.name == kind;
+    if (!known)
+      return makeError("unknown --emit kind '{}'; valid kinds: llvm, asm, hlo",
+                       kind);
+  }
+  return Error::success();
+}
+
+bool wants(const std::vector<std::string> &kinds, std::string_view kind) {
+  for (const std::string &k : kinds)
+    if (k == kind)
+      return true;
+  return false;
+}
+
+/// -o PREFIX, or the model's stem in the current directory.
+std::string outputPrefix(const CompileOptions &options) {
+  if (!options.outputPrefix.empty())
+    return options.outputPrefix;
+  return std::filesystem::path(options.model).stem().string();
+}
+
+aot::TensorInfo tensorInfo(std::string name, const ir::Shape &shape) {
+  aot::TensorInfo tensor;
+  tensor.name = std::move(name);
+  tensor.dtype = shape.dtype();
+  tensor.shape = shape.dims();
+  tensor.bytes = shape.byteSize();
+  return tensor;
+}
+
+/// The machine-code half: generate, optimize, emit. Adds the files to
+/// `files` and fills the weights/symbols fields of `info`.
+Error generateCode(const ir::Module &module, const CompileOptions &options,
+                   const target::ResolvedTarget &resolved,
+                   const std::string &prefix, aot::ModelInfo &info,
+                   AtomicFileSet &files) {
+  Expected<analysis::BufferAssignment> buffers =
+      analysis::BufferAssignment::build(module);
+  if (!buffers)
+    return buffers.takeError();
+  auto machine = target::createTargetMachine(resolved);
+  if (!machine)
+    return machine.takeError();
+  llvm::LLVMContext context;
+  codegen::CodeGenOptions codegenOptions;
+  codegenOptions.entryName = info.name + "_run";
+  codegenOptions.fastMath = options.fastMath;
+  auto generated =
+      codegen::emitModule(module, *buffers, codegenOptions, context, **machine);
+  if (!generated)
+    return generated.takeError();
+  llvm::Module &llvmModule = *generated->module;
+  if (Error error = target::optimizeModule(llvmModule, **machine))
+    return error;
+
+  info.arenaBytes = buffers->arenaBytes();
+  info.arenaAlignment = analysis::BufferAssignment::kArenaAlignment;
+  info.weightsBytes = generated->weightsBytes;
+  info.requiredSymbols = generated->requiredSymbols;
+
+  if (wants(options.emit, "llvm")) {
+    auto text = target::emitModule(llvmModule, **machine,
+                                   target::OutputKind::LLVMIR);
+    if (!text)
+      return text.takeError();
+    files.add(prefix + ".ll", std::move(*text));
+  }
+  // Code generation rewrites the IR it runs on, so the assembly is made from
+  // a copy: the object is then the same with or without --emit asm.
+  if (wants(options.emit, "asm")) {
+    std::unique_ptr<llvm::Module> copy = llvm::CloneModule(llvmModule);
+    auto text =
+        target::emitModule(*copy, **machine, target::OutputKind::Assembly);
+    if (!text)
+      return text.takeError();
+    files.add(prefix + ".s", std::move(*text));
+  }
+  auto object =
+      target::emitModule(llvmModule, **machine, target::OutputKind::Object);
+  if (!object)
+    return object.takeError();
+  files.add(prefix + ".o", std::move(*object));
+  return Error::success();
+}
+
+} // namespace
+
+aot::ModelInfo describeModel(const ir::Module &module, const std::string &name) {
+  aot::ModelInfo info;
+  info.name = aot::toCIdentifier(name);
+  const ir::Computation &entry = *module.entry();
+  std::vector<ir::Instruction *> parameters = entry.parameters();
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    const ir::Instruction *parameter = entry.parameter(int64_t(i));
+    info.args.push_back(tensorInfo(parameter->name(), parameter->shape()));
+  }
+  const ir::Shape &rootShape = entry.root()->shape();
+  std::vector<std::string> names = resultNames(module);
+  if (!rootShape.isTuple()) {
+    info.results.push_back(tensorInfo(names.at(0), rootShape));
+    return info;
+  }
+  for (size_t i = 0; i < rootShape.tupleElements().size(); ++i)
+    info.results.push_back(tensorInfo(
+        i < names.size() ? names[i] : fmt::format("result{}", i),
+        rootShape.tupleElements()[i]));
+  return info;
+}
+
+Expected<CompileResult> compileModel(const CompileOptions &options) {
+  if (Error error = checkEmitKinds(options.emit))
+    return error;
+  Expected<target::ResolvedTarget> resolved = target::resolveTarget(
+      {options.triple, options.cpu, options.features});
+  if (!resolved)
+    return resolved.takeError();
+  Expected<std::unique_ptr<ir::Module>> module = loadModel(options.model);
+  if (!module)
+    return module.takeError();
+
+  std::string prefix = outputPrefix(options);
+  std::string name = options.name.empty()
+                         ? std::filesystem::path(prefix).filename().string()
+                         : options.name;
+  CompileResult result;
+  result.warnings = resolved->warnings;
+  result.info = describeModel(**module, name);
+  result.info.cppNamespace = options.cppNamespace;
+  result.info.triple = resolved->triple;
+  result.info.cpu = resolved->cpu;
+  result.info.features = resolved->features;
+
+  AtomicFileSet files;
+  if (Error error = generateCode(**module, options, *resolved, prefix,
+                                 result.info, files))
+    return error;
+  files.add(prefix + ".h", aot::generateHeader(result.info));
+  files.add(prefix + ".json", aot::generateManifest(result.info));
+  if (wants(options.emit, "hlo"))
+    files.add(prefix + ".hlo", ir::printModule(**module));
+  if (Error error = files.commit())
+    return error;
+  for (const char *suffix : {".o", ".h", ".json"})
+    result.files.push_back(prefix + suffix);
+  for (const EmitKind &kind : kEmitKinds)
+    if (wants(options.emit, kind.name))
+      result.files.push_back(prefix + std::string(kind.suffix));
+  return result;
+}
+
+} // namespace kiln::driver

@@ -1,0 +1,92 @@
+//===- JitRun.cpp - `kiln run` through the code generator and LLJIT ------===//
+//
+// Executes exactly the code `kiln compile` would put in an object for the
+// host, so `kiln run` (without --reference) checks the generated code.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Driver/Compile.h"
+
+#include "kiln/Analysis/BufferAssignment.h"
+#include "kiln/CodeGen/CodeGen.h"
+#include "kiln/Target/Jit.h"
+#include "kiln/Target/Target.h"
+
+#include "llvm/IR/LLVMContext.h"
+#include "llvm/IR/Module.h"
+#include "llvm/Target/TargetMachine.h"
+
+#include <cstdlib>
+#include <memory>
+
+namespace kiln::driver {
+
+namespace {
+
+constexpr const char *kEntryName = "kiln_jit_run";
+
+struct FreeDeleter {
+  void operator()(void *pointer) const { std::free(pointer); }
+};
+
+/// The arena, aligned as the generated code requires; at least one byte so
+/// the pointer is never null.
+std::unique_ptr<void, FreeDeleter> allocateArena(int64_t bytes) {
+  constexpr size_t align = analysis::BufferAssignment::kArenaAlignment;
+  size_t size = (size_t(bytes) + align - 1) / align * align;
+  return std::unique_ptr<void, FreeDeleter>(
+      std::aligned_alloc(align, size == 0 ? align : size));
+}
+
+} // namespace
+
+Expected<std::vector<ir::Literal>>
+runWithJit(const ir::Module &module, const std::vector<ir::Literal> &args) {
+  Expected<analysis::BufferAssignment> buffers =
+      analysis::BufferAssignment::build(module);
+  if (!buffers)
+    return buffers.takeError();
+  Expected<target::ResolvedTarget> host = target::resolveTarget({});
+  if (!host)
+    return host.takeError();
+  auto machine = target::createTargetMachine(*host);
+  if (!machine)
+    return machine.takeError();
+
+  auto context = std::make_unique<llvm::LLVMContext>();
+  codegen::CodeGenOptions options;
+  options.entryName = kEntryName;
+  auto generated =
+      codegen::emitModule(module, *buffers, options, *context, **machine);
+  if (!generated)
+    return generated.takeError();
+  if (Error error = target::optimizeModule(*generated->module, **machine))
+    return error;
+  auto jit = target::Jit::create(std::move(generated->module),
+                                 std::move(context));
+  if (!jit)
+    return jit.takeError();
+  Expected<target::EntryFunction> entry = (*jit)->lookup(kEntryName);
+  if (!entry)
+    return entry.takeError();
+
+  std::vector<const void *> argPointers;
+  for (const ir::Literal &arg : args)
+    argPointers.push_back(arg.bytes().data());
+  aot::ModelInfo info = describeModel(module, kEntryName);
+  std::vector<ir::Literal> results;
+  std::vector<void *> resultPointers;
+  for (const aot::TensorInfo &result : info.results)
+    results.emplace_back(ir::Shape(result.dtype, result.shape));
+  for (ir::Literal &result : results)
+    resultPointers.push_back(result.bytes().data());
+  auto arena = allocateArena(buffers->arenaBytes());
+  if (!arena)
+    return makeError("cannot allocate the {}-byte arena",
+                     buffers->arenaBytes());
+  if (int status = (*entry)(argPointers.data(), resultPointers.data(),
+                            arena.get()))
+    return makeError("the generated code returned status {}", status);
+  return results;
+}
+
+} // namespace kiln::driver

@@ -1,0 +1,206 @@
+//===- RunDriver.cpp - `kiln run`: execute a model on .npy inputs ---------===//
+#include "kiln/Driver/Driver.h"
+
+#include "kiln/Eval/Evaluator.h"
+#include "kiln/Support/FileUtils.h"
+
+#include <filesystem>
+#include <map>
+#include <set>
+#include <system_error>
+
+namespace kiln::driver {
+
+namespace {
+std::string describeShape(const ir::Shape &shape) {
+  if (shape.isTuple())
+    return shape.toString();
+  return describeArrayType(ir::numpyName(shape.dtype()), shape.dims());
+}
+
+/// Splits "NAME=FILE" at the first '='; names never contain one.
+Expected<std::pair<std::string, std::string>>
+parseInputSpec(const std::string &spec) {
+  size_t equals = spec.find('=');
+  if (equals == std::string::npos || equals == 0 || equals + 1 == spec.size())
+    return makeError("--input expects NAME=FILE.npy, got '{}'", spec);
+  return std::make_pair(spec.substr(0, equals), spec.substr(equals + 1));
+}
+
+std::string parameterList(const std::vector<ir::Instruction *> &parameters) {
+  std::vector<std::string> names;
+  for (const ir::Instruction *parameter : parameters)
+    names.push_back(parameter->name());
+  return names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "));
+}
+
+/// Maps each input name to its file, rejecting unknown and repeated names
+/// and reporting every parameter left without an input.
+Expected<std::map<std::string, std::string>>
+matchInputs(const std::vector<ir::Instruction *> &parameters,
+            const std::vector<std::string> &specs) {
+  std::set<std::string> known;
+  for (const ir::Instruction *parameter : parameters)
+    known.insert(parameter->name());
+  std::map<std::string, std::string> files;
+  for (const std::string &spec : specs) {
+    auto parsed = parseInputSpec(spec);
+    if (!parsed)
+      return parsed.takeError();
+    auto &[name, file] = *parsed;
+    if (!known.count(name))
+      return makeError("the model has no input named '{}' (its inputs: {})",
+                       name, parameterList(parameters));
+    if (!files.emplace(name, file).second)
+      return makeError("--input '{}' is given more than once", name);
+  }
+  std::vector<std::string> missing;
+  for (const ir::Instruction *parameter : parameters)
+    if (!files.count(parameter->name()))
+      missing.push_back(parameter->name());
+  if (!missing.empty())
+    return makeError("missing --input for {} (use --input NAME=FILE.npy for "
+                     "each of: {})",
+                     fmt::join(missing, ", "), parameterList(parameters));
+  return files;
+}
+
+Expected<ir::Literal> loadInput(const ir::Instruction &parameter,
+                                const std::string &file) {
+  const ir::Shape &expected = parameter.shape();
+  if (expected.isTuple())
+    return makeError("input '{}' has tuple type {}; kiln run takes array "
+                     "inputs only",
+                     parameter.name(), expected.toString());
+  Expected<NpyArray> array = readNpyFile(file);
+  if (!array)
+    return array.takeError();
+  std::string wanted(ir::numpyName(expected.dtype()));
+  if (array->dtype != wanted || array->shape != expected.dims())
+    return makeError("input '{}' is {} but the model expects {} (file '{}')",
+                     parameter.name(),
+                     describeArrayType(array->dtype, array->shape),
+                     describeShape(expected), file);
+  return literalFromNpy(*array);
+}
+
+/// Result names made into unique, safe file names ("y", "y.1", ...).
+std::vector<std::string> resultFileNames(const ir::Module &module) {
+  std::vector<std::string> files;
+  std::set<std::string> used;
+  for (const std::string &name : resultNames(module)) {
+    std::string base = sanitizeFileName(name), file = base;
+    for (int n = 1; used.count(file); ++n)
+      file = fmt::format("{}.{}", base, n);
+    used.insert(file);
+    files.push_back(file);
+  }
+  return files;
+}
+
+Expected<std::vector<ir::Literal>> execute(const ir::Module &module,
+                                           const std::vector<ir::Literal> &args,
+                                           bool reference) {
+  if (reference)
+    return eval::evaluateModule(module, args);
+  // The JIT path (lib/Target/Jit) plugs in here.
+  return makeError("running through the JIT is not yet available; use "
+                   "--reference to run the reference evaluator");
+}
+} // namespace
+
+Expected<ir::Literal> literalFromNpy(const NpyArray &array) {
+  std::optional<ir::DType> dtype = ir::parseNumpyName(array.dtype);
+  if (!dtype)
+    return makeError("unsupported dtype '{}'", array.dtype);
+  ir::Shape shape(*dtype, array.shape);
+  if (int64_t(array.data.size()) != shape.byteSize())
+    return makeError("{} needs {} bytes of data but has {}",
+                     describeArrayType(array.dtype, array.shape),
+                     shape.byteSize(), array.data.size());
+  std::vector<uint8_t> bytes = array.data;
+  if (*dtype == ir::DType::Pred)
+    for (uint8_t &byte : bytes)
+      byte = byte != 0;
+  return ir::Literal(std::move(shape), std::move(bytes));
+}
+
+NpyArray npyFromLiteral(const ir::Literal &literal) {
+  assert(!literal.shape().isTuple() && "npy holds arrays only");
+  return NpyArray{std::string(ir::numpyName(literal.shape().dtype())),
+                  literal.shape().dims(), literal.bytes()};
+}
+
+Expected<std::vector<ir::Literal>>
+bindInputs(const ir::Module &module, const std::vector<std::string> &specs) {
+  assert(module.entry() && "verified modules have an entry");
+  std::vector<ir::Instruction *> parameters = module.entry()->parameters();
+  auto files = matchInputs(parameters, specs);
+  if (!files)
+    return files.takeError();
+  std::vector<ir::Literal> args;
+  for (const ir::Instruction *parameter : parameters) {
+    auto literal = loadInput(*parameter, files->at(parameter->name()));
+    if (!literal)
+      return literal.takeError();
+    args.push_back(std::move(*literal));
+  }
+  return args;
+}
+
+std::vector<std::string> resultNames(const ir::Module &module) {
+  const ir::Instruction *root = module.entry()->root();
+  if (root->opcode() != ir::Opcode::Tuple)
+    return {root->name()};
+  std::vector<std::string> names;
+  for (const ir::Instruction *operand : root->operands())
+    names.push_back(operand->name());
+  return names;
+}
+
+std::string sanitizeFileName(std::string_view name) {
+  std::string safe(name);
+  for (char &c : safe) {
+    bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+              (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
+    if (!ok)
+      c = '_';
+  }
+  return safe;
+}
+
+Expected<std::vector<RunOutput>> runModel(const RunOptions &options) {
+  auto module = loadModel(options.model);
+  if (!module)
+    return module.takeError();
+  auto args = bindInputs(**module, options.inputs);
+  if (!args)
+    return args.takeError();
+  auto results = execute(**module, *args, options.reference);
+  if (!results)
+    return results.takeError();
+
+  std::vector<std::string> names = resultNames(**module);
+  std::vector<std::string> files = resultFileNames(**module);
+  assert(results->size() == names.size() && "one literal per result");
+  std::error_code ec;
+  std::filesystem::create_directories(options.outputDir, ec);
+  if (ec)
+    return makeError("cannot create output directory '{}': {}",
+                     options.outputDir, ec.message());
+  AtomicFileSet fileSet;
+  std::vector<RunOutput> outputs;
+  for (size_t i = 0; i < names.size(); ++i) {
+    std::string path =
+        (std::filesystem::path(options.outputDir) / (files[i] + ".npy"))
+            .string();
+    std::vector<uint8_t> bytes = serializeNpy(npyFromLiteral((*results)[i]));
+    fileSet.add(path, std::string(bytes.begin(), bytes.end()));
+    outputs.push_back({names[i], path, (*results)[i].shape()});
+  }
+  if (Error error = fileSet.commit())
+    return error;
+  return outputs;
+}
+
+} // namespace kiln::driver

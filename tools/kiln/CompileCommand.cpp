@@ -1,0 +1,58 @@
+//===- CompileCommand.cpp - `kiln compile`: model -> object, header, manifest -===//
+#include "Command.h"
+
+#include "kiln/Driver/Compile.h"
+#include "kiln/Driver/Driver.h"
+
+#include <cstdio>
+#include <memory>
+
+namespace kiln::tool {
+
+void addCompileCommand(CLI::App &app, Runner &runner) {
+  auto options = std::make_shared<driver::CompileOptions>();
+  auto emit = std::make_shared<std::string>();
+  CLI::App *command = app.add_subcommand(
+      "compile", "Compile a model ahead of time into PREFIX.o, PREFIX.h "
+                 "(C and C++ API) and PREFIX.json (manifest)");
+  command->add_option("model", options->model, "Model file (.hlo)")
+      ->required();
+  command->add_option("--target", options->triple,
+                      "Target triple, e.g. x86_64-linux-gnu, "
+                      "aarch64-linux-gnu, arm64-apple-ios, aarch64-none-elf "
+                      "(default: the host)");
+  command->add_option("--cpu", options->cpu,
+                      "Target CPU, e.g. cortex-a72, skylake, native (default: "
+                      "the host CPU for the host, generic for cross targets)");
+  command->add_option("--features", options->features,
+                      "Target features to add or remove, e.g. +neon,-sve");
+  command->add_option("--name", options->name,
+                      "C identifier of the model: NAME_run, NAME_ARENA_SIZE, "
+                      "... (default: the output file's stem)");
+  command->add_option("--namespace", options->cppNamespace,
+                      "C++ namespace of the generated class, e.g. a::b");
+  command->add_option("-o,--output", options->outputPrefix,
+                      "Output prefix: writes PREFIX.o, PREFIX.h, PREFIX.json "
+                      "(default: the model's stem in the current directory)");
+  command->add_option("--emit", *emit,
+                      "Extra outputs, comma-separated: llvm (PREFIX.ll), asm "
+                      "(PREFIX.s), hlo (PREFIX.hlo)");
+  command->add_flag("--fast-math", options->fastMath,
+                    "Allow floating-point reassociation and contraction "
+                    "(default: IEEE-faithful)");
+  command->callback([options, emit, &runner] {
+    runner = [options, emit]() -> Error {
+      options->emit = driver::splitList(*emit);
+      auto result = driver::compileModel(*options);
+      if (!result)
+        return result.takeError();
+      for (const std::string &warning : result->warnings)
+        std::fprintf(stderr, "warning: %s\n", warning.c_str());
+      for (const std::string &file : result->files)
+        std::printf("wrote %s\n", file.c_str());
+      return Error::success();
+    };
+  });
+}
+
+} // namespace kiln::tool

@@ -1,0 +1,42 @@
+//===- RunCommand.cpp - `kiln run`: execute a model on .npy inputs --------===//
+#include "Command.h"
+
+#include "kiln/Driver/Driver.h"
+
+#include <iostream>
+#include <memory>
+
+namespace kiln::tool {
+
+void addRunCommand(CLI::App &app, Runner &runner) {
+  auto options = std::make_shared<driver::RunOptions>();
+  CLI::App *command = app.add_subcommand(
+      "run", "Execute a model on .npy inputs and write one .npy per result");
+  command->add_option("model", options->model, "Model file (.hlo)")
+      ->required();
+  command
+      ->add_option("-i,--input", options->inputs,
+                   "NAME=FILE.npy for each model input, NAME being the "
+                   "entry parameter's name (repeat the flag per input)")
+      ->allow_extra_args(false);
+  command
+      ->add_option("--output-dir", options->outputDir,
+                   "Directory for the result files, created if missing; each "
+                   "is named after its result")
+      ->capture_default_str();
+  command->add_flag("--reference", options->reference,
+                    "Execute with the reference evaluator instead of the JIT");
+  command->callback([options, &runner] {
+    runner = [options]() -> Error {
+      auto outputs = driver::runModel(*options);
+      if (!outputs)
+        return outputs.takeError();
+      for (const driver::RunOutput &output : *outputs)
+        std::cout << output.name << ": " << output.shape.toString() << " -> "
+                  << output.path << "\n";
+      return Error::success();
+    };
+  });
+}
+
+} // namespace kiln::tool

@@ -1,0 +1,96 @@
+//===- main.cpp - The kiln command-line tool: parse flags, call the driver ===//
+//
+// Holds no compiler logic: subcommands parse their flags and call
+// lib/Driver. Errors go to stderr as "error: ..." with exit status 1; no
+// exception leaves main.
+//
+//===----------------------------------------------------------------------===//
+#include "Command.h"
+
+#include <cstdio>
+#include <exception>
+#include <string_view>
+
+// Every subcommand, one line each; X(Name) is defined by NameCommand.cpp as
+// kiln::tool::addNameCommand.
+#define KILN_COMMANDS(X)                                                       \
+  X(Opt)                                                                       \
+  X(Run)                                                                       \
+  X(Compile)
+
+namespace kiln::tool {
+#define KILN_DECLARE_COMMAND(Name) void add##Name##Command(CLI::App &, Runner &);
+KILN_COMMANDS(KILN_DECLARE_COMMAND)
+#undef KILN_DECLARE_COMMAND
+} // namespace kiln::tool
+
+namespace {
+/// Driver messages that already carry a location and "error:" (parser and
+/// verifier diagnostics) are printed as they are; others get the prefix.
+void printError(std::string_view message) {
+  std::string_view firstLine = message.substr(0, message.find('\n'));
+  bool located = firstLine.find(": error: ") != std::string_view::npos;
+  std::fprintf(stderr, "%s%.*s\n", located ? "" : "error: ",
+               int(message.size()), message.data());
+}
+
+/// CLI11 reports an unknown subcommand as a missing one; name it instead.
+bool checkCommandName(CLI::App &app, int argc, char **argv) {
+  if (argc < 2 || argv[1][0] == '-')
+    return true;
+  std::string known;
+  for (const CLI::App *command : app.get_subcommands({})) {
+    if (command->get_name() == argv[1])
+      return true;
+    known += (known.empty() ? "" : ", ") + command->get_name();
+  }
+  std::fprintf(stderr, "error: unknown command '%s' (commands: %s)\n",
+               argv[1], known.c_str());
+  return false;
+}
+
+int runTool(int argc, char **argv) {
+  CLI::App app{"kiln: an ahead-of-time compiler for tensor graphs. It reads "
+               "HLO text (and, as importers land, TensorFlow and ONNX "
+               "models) and runs, optimizes or compiles it.",
+               "kiln"};
+  app.set_version_flag("--version", "kiln " KILN_VERSION_STRING
+                                    " (LLVM " KILN_LLVM_VERSION_STRING ")");
+  app.require_subcommand(1);
+  kiln::tool::Runner runner;
+#define KILN_ADD_COMMAND(Name) kiln::tool::add##Name##Command(app, runner);
+  KILN_COMMANDS(KILN_ADD_COMMAND)
+#undef KILN_ADD_COMMAND
+
+  if (!checkCommandName(app, argc, argv))
+    return 1;
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::Success &success) {
+    return app.exit(success); // --help, --version
+  } catch (const CLI::ParseError &error) {
+    printError(error.what());
+    std::fprintf(stderr, "run 'kiln --help' or 'kiln <command> --help' for "
+                         "usage\n");
+    return 1;
+  }
+  if (!runner)
+    return 0;
+  if (kiln::Error error = runner()) {
+    printError(error.message());
+    return 1;
+  }
+  return 0;
+}
+} // namespace
+
+int main(int argc, char **argv) {
+  try {
+    return runTool(argc, argv);
+  } catch (const std::exception &exception) {
+    printError(std::string("internal error: ") + exception.what());
+  } catch (...) {
+    printError("internal error: unknown exception");
+  }
+  return 1;
+}
