@@ -1,0 +1,240 @@
+//===- Evaluator.cpp - Reference interpreter: computations and dispatch ---===//
+//
+// Walks a computation in post order, keeping one value (an array literal or
+// a tuple of values) per instruction. Structural opcodes (parameter, tuple,
+// get-tuple-element, fusion) are handled here; everything that computes an
+// array goes through evaluateInstruction to its family's file.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Eval/Evaluator.h"
+
+#include "EvalInternal.h"
+
+#include <map>
+
+namespace kiln::eval {
+
+using namespace detail;
+using ir::Computation;
+using ir::Opcode;
+using ir::OpcodeKind;
+
+namespace {
+
+/// An instruction's value: an array, or a tuple of values.
+struct Value {
+  bool isTuple = false;
+  Literal array;
+  std::vector<Value> elements;
+
+  static Value ofArray(Literal literal) {
+    Value value;
+    value.array = std::move(literal);
+    return value;
+  }
+  static Value ofTuple(std::vector<Value> elements) {
+    Value value;
+    value.isTuple = true;
+    value.elements = std::move(elements);
+    return value;
+  }
+  Shape shape() const {
+    if (!isTuple)
+      return array.shape();
+    std::vector<Shape> shapes;
+    for (const Value &element : elements)
+      shapes.push_back(element.shape());
+    return Shape::tuple(std::move(shapes));
+  }
+};
+
+Expected<Value> evalValues(const Computation &computation,
+                           const std::vector<Value> &args);
+
+/// sort / top-k give several literals; one-operand sort gives an array.
+Expected<Value> evalOrderingValue(const Instruction &inst,
+                                  const Operands &operands) {
+  Expected<std::vector<Literal>> results = evalOrdering(inst, operands);
+  if (!results)
+    return results.takeError();
+  if (inst.opcode() == Opcode::Sort && results->size() == 1)
+    return Value::ofArray(std::move(results->front()));
+  std::vector<Value> elements;
+  for (Literal &literal : *results)
+    elements.push_back(Value::ofArray(std::move(literal)));
+  return Value::ofTuple(std::move(elements));
+}
+
+Expected<Value> evalStructural(const Instruction &inst,
+                               const std::vector<const Value *> &operands) {
+  switch (inst.opcode()) {
+  case Opcode::Tuple: {
+    std::vector<Value> elements;
+    for (const Value *operand : operands)
+      elements.push_back(*operand);
+    return Value::ofTuple(std::move(elements));
+  }
+  case Opcode::GetTupleElement: {
+    int64_t index = inst.attrs().index;
+    if (operands.size() != 1 || !operands[0]->isTuple || index < 0 ||
+        index >= int64_t(operands[0]->elements.size()))
+      return instructionError(inst, "index is not an element of the tuple");
+    return operands[0]->elements[size_t(index)];
+  }
+  case Opcode::Fusion: {
+    if (!inst.calledComputation())
+      return instructionError(inst, "fusion has no called computation");
+    std::vector<Value> args;
+    for (const Value *operand : operands)
+      args.push_back(*operand);
+    return evalValues(*inst.calledComputation(), args);
+  }
+  default: break;
+  }
+  return instructionError(inst, "not a structural opcode");
+}
+
+Expected<Value> evalOne(const Instruction &inst,
+                        const std::vector<const Value *> &operands,
+                        const std::vector<Value> &args) {
+  if (inst.opcode() == Opcode::Parameter) {
+    int64_t number = inst.parameterNumber();
+    if (number < 0 || number >= int64_t(args.size()))
+      return instructionError(inst, "no argument for this parameter");
+    return args[size_t(number)];
+  }
+  if (inst.opcode() == Opcode::Constant)
+    return Value::ofArray(inst.literal());
+  if (ir::opcodeKind(inst.opcode()) == OpcodeKind::Structural)
+    return evalStructural(inst, operands);
+  Operands arrays;
+  for (const Value *operand : operands) {
+    if (operand->isTuple)
+      return instructionError(inst, "operand is a tuple, not an array");
+    arrays.push_back(&operand->array);
+  }
+  if (inst.opcode() == Opcode::Sort || inst.opcode() == Opcode::TopK)
+    return evalOrderingValue(inst, arrays);
+  Expected<Literal> result = evaluateInstruction(inst, arrays);
+  if (!result)
+    return result.takeError();
+  return Value::ofArray(std::move(*result));
+}
+
+Expected<Value> evalValues(const Computation &computation,
+                           const std::vector<Value> &args) {
+  if (!computation.root())
+    return makeError("computation %{} has no root", computation.name());
+  std::map<const Instruction *, Value> values;
+  for (const Instruction *inst : computation.postOrder()) {
+    std::vector<const Value *> operands;
+    for (const Instruction *operand : inst->operands()) {
+      auto found = values.find(operand);
+      if (found == values.end())
+        return instructionError(*inst, "operand %" + operand->name() +
+                                           " has no value");
+      operands.push_back(&found->second);
+    }
+    Expected<Value> value = evalOne(*inst, operands, args);
+    if (!value)
+      return value.takeError();
+    if (value->shape() != inst->shape())
+      return instructionError(
+          *inst, fmt::format("produced {} but the instruction declares {}",
+                             value->shape().toString(),
+                             inst->shape().toString()));
+    values.emplace(inst, std::move(*value));
+  }
+  return values.at(computation.root());
+}
+
+/// The entry's results: a tuple root's elements (flattened), or the array.
+void flatten(Value value, std::vector<Literal> &results) {
+  if (!value.isTuple) {
+    results.push_back(std::move(value.array));
+    return;
+  }
+  for (Value &element : value.elements)
+    flatten(std::move(element), results);
+}
+
+Error checkArguments(const Computation &computation,
+                     const std::vector<Literal> &args) {
+  std::vector<Instruction *> params = computation.parameters();
+  if (params.size() != args.size())
+    return makeError("%{} expects {} argument{} but {} {} given",
+                     computation.name(), params.size(),
+                     params.size() == 1 ? "" : "s", args.size(),
+                     args.size() == 1 ? "was" : "were");
+  for (size_t i = 0; i < args.size(); ++i)
+    if (args[i].shape() != params[i]->shape())
+      return makeError("argument {} has shape {} but parameter '{}' expects {}",
+                       i + 1, args[i].shape().toString(), params[i]->name(),
+                       params[i]->shape().toString());
+  return Error::success();
+}
+
+} // namespace
+
+Expected<std::vector<Literal>>
+evaluateComputation(const Computation &computation,
+                    const std::vector<Literal> &args) {
+  if (Error e = checkArguments(computation, args))
+    return e;
+  std::vector<Value> values;
+  for (const Literal &arg : args)
+    values.push_back(Value::ofArray(arg));
+  Expected<Value> result = evalValues(computation, values);
+  if (!result)
+    return result.takeError();
+  std::vector<Literal> results;
+  flatten(std::move(*result), results);
+  return results;
+}
+
+Expected<std::vector<Literal>> evaluateModule(const ir::Module &module,
+                                              const std::vector<Literal> &args) {
+  if (!module.entry())
+    return makeError("module {} has no entry computation", module.name());
+  return evaluateComputation(*module.entry(), args);
+}
+
+Expected<Literal> evaluateInstruction(const Instruction &inst,
+                                      const Operands &operands) {
+  int arity = ir::opcodeArity(inst.opcode());
+  if (arity >= 0 && operands.size() != size_t(arity))
+    return instructionError(inst, fmt::format("expects {} operands, got {}",
+                                              arity, operands.size()));
+  for (const Literal *operand : operands)
+    if (!operand || operand->shape().isTuple())
+      return instructionError(inst, "every operand must be an array");
+  if (inst.shape().isTuple())
+    return instructionError(inst, "tuple-producing instructions are not "
+                                  "evaluated one at a time");
+  switch (ir::opcodeKind(inst.opcode())) {
+  case OpcodeKind::Leaf:
+    if (inst.opcode() == Opcode::Constant)
+      return inst.literal();
+    if (inst.opcode() == Opcode::Iota)
+      return evalLayout(inst, operands);
+    break;
+  case OpcodeKind::ElementwiseUnary:
+  case OpcodeKind::ElementwiseBinary:
+  case OpcodeKind::ElementwiseTernary: return evalElementwise(inst, operands);
+  case OpcodeKind::Layout: return evalLayout(inst, operands);
+  case OpcodeKind::Reduction: return evalReduction(inst, operands);
+  case OpcodeKind::Contraction: return evalContraction(inst, operands);
+  case OpcodeKind::Indexing: {
+    Expected<std::vector<Literal>> results = evalOrdering(inst, operands);
+    if (!results)
+      return results.takeError();
+    if (results->size() != 1)
+      return instructionError(inst, "produces a tuple");
+    return std::move(results->front());
+  }
+  case OpcodeKind::Structural: break;
+  }
+  return instructionError(inst, "the evaluator cannot run this opcode alone");
+}
+
+} // namespace kiln::eval
