@@ -14,6 +14,7 @@
 #include "kiln/Support/Error.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -28,6 +29,13 @@ struct BufferSlice {
   int64_t offset = 0; // byte offset in the arena (Arena)
   int64_t bytes = 0;
 };
+
+/// Whether code generation computes `opcode` element by element inside a
+/// fusion (elementwise ops, iota, constant, parameter and the index-only
+/// data movement ops). Other fused instructions (reduce, dot, sort, ...)
+/// are materialized: buffer assignment gives them arena bytes of their own,
+/// live only while their fusion runs.
+bool isElementalInFusion(ir::Opcode opcode);
 
 /// An array value: an instruction, or one element of a tuple-shaped one.
 struct ValueRef {
@@ -49,7 +57,15 @@ public:
 
   /// The slice holding `value`. Every array value of the entry computation
   /// has one (get-tuple-element and tuple have none of their own).
+  /// Inside fusions, parameters resolve to the fusion operand, materialized
+  /// roots to the fusion's own slice, and materialized inner values have
+  /// arena slices. get-tuple-element resolves to the element it names.
   const BufferSlice &slice(ValueRef value) const;
+  /// Whether `value` has a slice (false for tuples and for fused values
+  /// computed element by element).
+  bool hasSlice(ValueRef value) const;
+  /// Follows get-tuple-element and tuple to the array value underneath.
+  static ValueRef resolve(ValueRef value);
   const BufferSlice &slice(const ir::Instruction *instruction) const {
     return slice(ValueRef{instruction, -1});
   }
@@ -63,6 +79,11 @@ public:
   const std::vector<const ir::Instruction *> &schedule() const {
     return schedule_;
   }
+
+  /// The live range [first, last] of an arena value, in schedule positions.
+  std::pair<int64_t, int64_t> liveRange(ValueRef value) const;
+  /// Whether result `i` needs a copy into the result buffer.
+  bool resultNeedsCopy(int64_t i) const;
 
   /// One line per value: "%name: arena [offset, offset+bytes) live [a, b]".
   std::string toString() const;

@@ -1,0 +1,398 @@
+//===- BufferAssignment.cpp - Args, results, constants and one arena ------===//
+//
+// The schedule is the entry computation's stored (topological) order. Each
+// array value gets a live range [definition, last use] in schedule
+// positions; values the caller owns (parameters, results) and constants
+// never enter the arena. Arena values are placed greedily, largest first,
+// at the best-fitting 64-byte aligned gap among the already placed values
+// whose live ranges overlap; ties break on schedule position so the result
+// is deterministic.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Analysis/BufferAssignment.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+#include <set>
+
+namespace kiln::analysis {
+
+using ir::Instruction;
+using ir::Opcode;
+
+bool isElementalInFusion(Opcode opcode) {
+  if (ir::isElementwise(opcode))
+    return true;
+  switch (opcode) {
+  case Opcode::Parameter:
+  case Opcode::Constant:
+  case Opcode::Iota:
+  case Opcode::Broadcast:
+  case Opcode::Reshape:
+  case Opcode::Transpose:
+  case Opcode::Slice:
+  case Opcode::Concatenate:
+  case Opcode::Pad:
+  case Opcode::Reverse:
+  case Opcode::Tuple:
+  case Opcode::GetTupleElement:
+    return true;
+  default:
+    return false;
+  }
+}
+
+static int64_t alignTo(int64_t value, int64_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
+ValueRef BufferAssignment::resolve(ValueRef value) {
+  const Instruction *instruction = value.instruction;
+  if (value.tupleIndex >= 0 && instruction->opcode() == Opcode::Tuple)
+    return resolve({instruction->operand(size_t(value.tupleIndex)), -1});
+  if (instruction->opcode() != Opcode::GetTupleElement)
+    return value;
+  const Instruction *tuple = instruction->operand(0);
+  int64_t index = instruction->attrs().index;
+  if (value.tupleIndex < 0)
+    return resolve({tuple, index});
+  // A tuple element that is itself a tuple: only literal tuples nest.
+  ValueRef inner = resolve({tuple, index});
+  if (inner.tupleIndex < 0 && inner.instruction->opcode() == Opcode::Tuple)
+    return resolve({inner.instruction, value.tupleIndex});
+  return value;
+}
+
+/// The array values `instruction` makes available to its users.
+static void containedValues(const Instruction *instruction,
+                            std::vector<ValueRef> &out) {
+  const ir::Shape &shape = instruction->shape();
+  if (!shape.isTuple()) {
+    out.push_back(BufferAssignment::resolve({instruction, -1}));
+    return;
+  }
+  if (instruction->opcode() == Opcode::Tuple) {
+    for (const Instruction *operand : instruction->operands())
+      containedValues(operand, out);
+    return;
+  }
+  for (size_t i = 0; i < shape.tupleElements().size(); ++i)
+    out.push_back(BufferAssignment::resolve({instruction, int64_t(i)}));
+}
+
+namespace {
+/// One arena candidate.
+struct Interval {
+  ValueRef value;
+  int64_t bytes, start, end, order;
+};
+
+/// Builds everything; kept out of the public class to keep it small.
+class Builder {
+public:
+  Builder(const ir::Computation &entry, BufferAssignment &out,
+          std::map<ValueRef, BufferSlice> &slices,
+          std::vector<ValueRef> &results,
+          std::map<ValueRef, std::pair<int64_t, int64_t>> &ranges)
+      : entry_(entry), slices_(slices), results_(results), ranges_(ranges) {}
+
+  Expected<int64_t> run(std::vector<const Instruction *> &schedule);
+
+private:
+  Error classify(const Instruction *instruction, int64_t position);
+  void addArenaValue(ValueRef value, int64_t bytes, int64_t position);
+  void computeLastUses(const std::vector<const Instruction *> &schedule);
+  void assignResults();
+  Error classifyFusion(const Instruction *fusion, int64_t position);
+  int64_t placeArena();
+  void aliasFusionRoots();
+
+  const ir::Computation &entry_;
+  std::map<ValueRef, BufferSlice> &slices_;
+  std::vector<ValueRef> &results_;
+  std::map<ValueRef, std::pair<int64_t, int64_t>> &ranges_;
+  std::vector<ValueRef> arenaOrder_; // candidates in discovery order
+  std::set<ValueRef> fixedRange_;    // fused values: live only in the fusion
+  std::vector<const Instruction *> fusions_;
+};
+} // namespace
+
+Error Builder::classify(const Instruction *instruction, int64_t position) {
+  const ir::Shape &shape = instruction->shape();
+  switch (instruction->opcode()) {
+  case Opcode::Parameter:
+    if (shape.isTuple())
+      return makeError("buffer assignment: tuple-shaped parameter '{}' is "
+                       "not supported; pass each element as its own parameter",
+                       instruction->name());
+    slices_[{instruction, -1}] = {BufferKind::Arg, instruction->parameterNumber(),
+                                  0, shape.byteSize()};
+    return Error::success();
+  case Opcode::Constant:
+    slices_[{instruction, -1}] = {BufferKind::Constant, 0, 0, shape.byteSize()};
+    return Error::success();
+  case Opcode::Tuple:
+  case Opcode::GetTupleElement:
+    return Error::success(); // aliases, no storage of their own
+  default:
+    break;
+  }
+  if (!shape.isTuple()) {
+    addArenaValue({instruction, -1}, shape.byteSize(), position);
+  } else {
+    for (size_t i = 0; i < shape.tupleElements().size(); ++i) {
+      const ir::Shape &element = shape.tupleElements()[i];
+      if (element.isTuple())
+        return makeError("buffer assignment: '{}' has a nested tuple element",
+                         instruction->name());
+      addArenaValue({instruction, int64_t(i)}, element.byteSize(), position);
+    }
+  }
+  if (instruction->opcode() == Opcode::Fusion)
+    return classifyFusion(instruction, position);
+  return Error::success();
+}
+
+void Builder::addArenaValue(ValueRef value, int64_t bytes, int64_t position) {
+  slices_[value] = {BufferKind::Arena, 0, 0, bytes};
+  ranges_[value] = {position, position};
+  arenaOrder_.push_back(value);
+}
+
+/// Fused instructions that cannot be generated element by element get
+/// their own arena bytes, live only at the fusion's position (so they never
+/// share bytes with the fusion's operands or output).
+Error Builder::classifyFusion(const Instruction *fusion, int64_t position) {
+  const ir::Computation *called = fusion->calledComputation();
+  if (!called)
+    return makeError("buffer assignment: fusion '{}' has no computation",
+                     fusion->name());
+  fusions_.push_back(fusion);
+  std::vector<const Instruction *> roots;
+  if (called->root()->opcode() == Opcode::Tuple)
+    for (const Instruction *op : called->root()->operands())
+      roots.push_back(op);
+  else
+    roots.push_back(called->root());
+  for (const Instruction *inner : called->instructions()) {
+    if (inner->opcode() == Opcode::Constant) {
+      slices_[{inner, -1}] = {BufferKind::Constant, 0, 0,
+                              inner->shape().byteSize()};
+      continue;
+    }
+    if (isElementalInFusion(inner->opcode()) ||
+        std::find(roots.begin(), roots.end(), inner) != roots.end())
+      continue;
+    if (inner->opcode() == Opcode::Fusion)
+      return makeError("buffer assignment: nested fusion '{}' is not supported",
+                       inner->name());
+    const ir::Shape &shape = inner->shape();
+    size_t count = shape.isTuple() ? shape.tupleElements().size() : 1;
+    for (size_t i = 0; i < count; ++i) {
+      ValueRef value{inner, shape.isTuple() ? int64_t(i) : -1};
+      const ir::Shape &s = shape.isTuple() ? shape.tupleElements()[i] : shape;
+      addArenaValue(value, s.byteSize(), position);
+      fixedRange_.insert(value);
+    }
+  }
+  return Error::success();
+}
+
+void Builder::computeLastUses(const std::vector<const Instruction *> &schedule) {
+  std::vector<ValueRef> used;
+  for (size_t position = 0; position < schedule.size(); ++position) {
+    used.clear();
+    for (const Instruction *operand : schedule[position]->operands())
+      containedValues(operand, used);
+    for (ValueRef value : used) {
+      auto it = ranges_.find(value);
+      if (it != ranges_.end() && !fixedRange_.count(value))
+        it->second.second = std::max(it->second.second, int64_t(position));
+    }
+  }
+}
+
+/// Root values go to the caller's result buffers, unless the caller owns
+/// them already (parameters), they are read-only (constants) or an earlier
+/// result took them: those are copied by code generation.
+void Builder::assignResults() {
+  containedValues(entry_.root(), results_);
+  for (size_t i = 0; i < results_.size(); ++i) {
+    ValueRef value = results_[i];
+    BufferSlice &slice = slices_[value];
+    if (slice.kind != BufferKind::Arena)
+      continue;
+    slice = {BufferKind::Result, int64_t(i), 0, slice.bytes};
+  }
+}
+
+int64_t Builder::placeArena() {
+  std::vector<Interval> intervals;
+  for (size_t i = 0; i < arenaOrder_.size(); ++i) {
+    ValueRef value = arenaOrder_[i];
+    const BufferSlice &slice = slices_[value];
+    if (slice.kind != BufferKind::Arena)
+      continue;
+    auto [start, end] = ranges_[value];
+    intervals.push_back({value, slice.bytes, start, end, int64_t(i)});
+  }
+  std::stable_sort(intervals.begin(), intervals.end(),
+                   [](const Interval &a, const Interval &b) {
+                     if (a.bytes != b.bytes)
+                       return a.bytes > b.bytes;
+                     return a.order < b.order;
+                   });
+  std::vector<std::pair<const Interval *, int64_t>> placed; // offset
+  int64_t arenaBytes = 0;
+  for (const Interval &interval : intervals) {
+    // Busy byte ranges of live-overlapping placed values, by offset.
+    std::vector<std::pair<int64_t, int64_t>> busy;
+    for (auto &[other, offset] : placed)
+      if (other->start <= interval.end && interval.start <= other->end)
+        busy.push_back({offset, offset + other->bytes});
+    std::sort(busy.begin(), busy.end());
+    int64_t bestOffset = -1, bestGap = INT64_MAX, cursor = 0;
+    for (auto [lo, hi] : busy) {
+      if (lo - cursor >= interval.bytes && lo - cursor < bestGap) {
+        bestGap = lo - cursor;
+        bestOffset = cursor;
+      }
+      cursor = std::max(cursor, alignTo(hi, BufferAssignment::kArenaAlignment));
+    }
+    if (bestOffset < 0)
+      bestOffset = cursor;
+    placed.push_back({&interval, bestOffset});
+    slices_[interval.value].offset = bestOffset;
+    arenaBytes = std::max(
+        arenaBytes, alignTo(bestOffset + interval.bytes,
+                            BufferAssignment::kArenaAlignment));
+  }
+  return arenaBytes;
+}
+
+/// A materialized fused root is written straight into the fusion's slice.
+void Builder::aliasFusionRoots() {
+  for (const Instruction *fusion : fusions_) {
+    const Instruction *root = fusion->calledComputation()->root();
+    if (root->opcode() == Opcode::Tuple) {
+      for (size_t i = 0; i < root->operandCount(); ++i) {
+        const Instruction *op = root->operand(i);
+        if (!isElementalInFusion(op->opcode()) && !op->shape().isTuple())
+          slices_[{op, -1}] = slices_[{fusion, int64_t(i)}];
+      }
+      continue;
+    }
+    if (isElementalInFusion(root->opcode()))
+      continue;
+    const ir::Shape &shape = root->shape();
+    size_t count = shape.isTuple() ? shape.tupleElements().size() : 1;
+    for (size_t i = 0; i < count; ++i) {
+      int64_t index = shape.isTuple() ? int64_t(i) : -1;
+      slices_[{root, index}] = slices_[{fusion, index}];
+    }
+  }
+}
+
+Expected<int64_t> Builder::run(std::vector<const Instruction *> &schedule) {
+  for (const Instruction *instruction : entry_.instructions())
+    schedule.push_back(instruction);
+  for (size_t position = 0; position < schedule.size(); ++position)
+    if (Error e = classify(schedule[position], int64_t(position)))
+      return e;
+  computeLastUses(schedule);
+  // Results stay live to the end (they are not in the arena anyway).
+  assignResults();
+  int64_t bytes = placeArena();
+  aliasFusionRoots();
+  return bytes;
+}
+
+Expected<BufferAssignment> BufferAssignment::build(const ir::Module &module) {
+  const ir::Computation *entry = module.entry();
+  if (!entry || !entry->root())
+    return makeError("buffer assignment: module '{}' has no entry computation",
+                     module.name());
+  BufferAssignment result;
+  Builder builder(*entry, result, result.slices_, result.results_,
+                  result.liveRanges_);
+  Expected<int64_t> bytes = builder.run(result.schedule_);
+  if (!bytes)
+    return bytes.takeError();
+  result.arenaBytes_ = *bytes;
+  return result;
+}
+
+bool BufferAssignment::hasSlice(ValueRef value) const {
+  return slices_.count(resolve(value)) != 0;
+}
+
+const BufferSlice &BufferAssignment::slice(ValueRef value) const {
+  auto it = slices_.find(resolve(value));
+  assert(it != slices_.end() && "value has no buffer");
+  return it->second;
+}
+
+std::pair<int64_t, int64_t> BufferAssignment::liveRange(ValueRef value) const {
+  auto it = liveRanges_.find(resolve(value));
+  return it == liveRanges_.end() ? std::pair<int64_t, int64_t>{-1, -1}
+                                 : it->second;
+}
+
+bool BufferAssignment::resultNeedsCopy(int64_t i) const {
+  const BufferSlice &s = slice(results_[size_t(i)]);
+  return s.kind != BufferKind::Result || s.index != i;
+}
+
+static std::string valueName(ValueRef value) {
+  if (value.tupleIndex < 0)
+    return "%" + value.instruction->name();
+  return fmt::format("%{}{{{}}}", value.instruction->name(), value.tupleIndex);
+}
+
+std::string BufferAssignment::toString() const {
+  std::string out = fmt::format("arena: {} bytes, alignment {}\n", arenaBytes_,
+                                kArenaAlignment);
+  // Entry values in schedule order, then fused values, each by (pos, index).
+  std::vector<std::pair<std::pair<int64_t, int64_t>, ValueRef>> order;
+  std::map<const ir::Instruction *, int64_t> position;
+  for (size_t i = 0; i < schedule_.size(); ++i)
+    position[schedule_[i]] = int64_t(i);
+  int64_t fusedKey = int64_t(schedule_.size());
+  for (const auto &[value, slice] : slices_) {
+    auto it = position.find(value.instruction);
+    int64_t key = it != position.end() ? it->second : fusedKey;
+    order.push_back({{key, value.tupleIndex}, value});
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [](const auto &a, const auto &b) { return a.first < b.first; });
+  for (const auto &[key, value] : order) {
+    const BufferSlice &s = slices_.at(value);
+    auto range = liveRange(value);
+    std::string live = range.first < 0 ? std::string()
+                                       : fmt::format(" live [{}, {}]",
+                                                     range.first, range.second);
+    switch (s.kind) {
+    case BufferKind::Arg:
+      out += fmt::format("{}: arg {} ({} bytes)\n", valueName(value), s.index,
+                         s.bytes);
+      break;
+    case BufferKind::Result:
+      out += fmt::format("{}: result {} ({} bytes){}\n", valueName(value),
+                         s.index, s.bytes, live);
+      break;
+    case BufferKind::Constant:
+      out += fmt::format("{}: constant ({} bytes)\n", valueName(value), s.bytes);
+      break;
+    case BufferKind::Arena:
+      out += fmt::format("{}: arena [{}, {}){}\n", valueName(value), s.offset,
+                         s.offset + s.bytes, live);
+      break;
+    }
+  }
+  for (size_t i = 0; i < results_.size(); ++i)
+    if (resultNeedsCopy(int64_t(i)))
+      out += fmt::format("result {}: copy of {}\n", i, valueName(results_[i]));
+  return out;
+}
+
+} // namespace kiln::analysis

@@ -1,0 +1,156 @@
+//===- CodeGen.cpp - The entry function and the per-opcode dispatch -------===//
+//
+// emitModule creates `int NAME_run(const void* const* args,
+// void* const* results, void* arena)`, emits every scheduled instruction of
+// the entry computation inline through the Emitters.def table, copies the
+// results that do not already live in their result buffer, and returns 0.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/CodeGen/CodeGen.h"
+#include "EmitterContext.h"
+#include "Emitters.h"
+
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Triple.h>
+
+namespace kiln::codegen {
+
+namespace {
+struct EmitterRow {
+  ir::Opcode opcode;
+  OpEmitter emitter;
+};
+
+constexpr EmitterRow kEmitterTable[] = {
+#define KILN_EMITTER(Op, Function) {ir::Opcode::Op, &Function},
+#include "Emitters.def"
+};
+} // namespace
+
+OpEmitter lookupEmitter(ir::Opcode opcode) {
+  for (const EmitterRow &row : kEmitterTable)
+    if (row.opcode == opcode)
+      return row.emitter;
+  return nullptr;
+}
+
+Error emitInstruction(EmitterContext &ctx, const ir::Instruction &instruction) {
+  OpEmitter emitter = lookupEmitter(instruction.opcode());
+  if (!emitter)
+    return makeError("codegen: opcode '{}' is not supported yet (instruction "
+                     "'%{}')",
+                     ir::opcodeName(instruction.opcode()), instruction.name());
+  return emitter(ctx, instruction);
+}
+
+Error emitNothing(EmitterContext &, const ir::Instruction &) {
+  return Error::success();
+}
+
+Error emitParameter(EmitterContext &, const ir::Instruction &) {
+  return Error::success(); // lives in the caller's argument buffer
+}
+
+Error emitConstant(EmitterContext &ctx, const ir::Instruction &instruction) {
+  // Scalars fold into their users as immediates; arrays are globals.
+  if (instruction.shape().numElements() != 1)
+    ctx.constantGlobal(instruction);
+  return Error::success();
+}
+
+/// Widest vector register: taken from the subtarget's features, because
+/// the TTI answer depends on tuning preferences (prefer-vector-width).
+static unsigned targetVectorBits(llvm::TargetMachine &machine) {
+  const llvm::Triple &triple = machine.getTargetTriple();
+  const llvm::MCSubtargetInfo *info = machine.getMCSubtargetInfo();
+  if (triple.isX86() && info) {
+    if (info->checkFeatures("+avx512f"))
+      return 512;
+    if (info->checkFeatures("+avx"))
+      return 256;
+  }
+  return 128; // SSE2 and NEON
+}
+
+static Error copyResults(EmitterContext &ctx) {
+  const analysis::BufferAssignment &buffers = ctx.buffers();
+  for (int64_t i = 0; i < buffers.resultCount(); ++i) {
+    if (!buffers.resultNeedsCopy(i))
+      continue;
+    BufferRef source = ctx.buffer(buffers.resultValue(i));
+    if (Error e = ctx.emitElementLoop(
+            ctx.resultBuffer(i), true,
+            [&](const ElementIndex &index) -> Expected<llvm::Value *> {
+              return ctx.loadElement(source, index.linear, index.lanes);
+            }))
+      return e;
+  }
+  return Error::success();
+}
+
+static llvm::Function *createEntryFunction(llvm::Module &module,
+                                           const CodeGenOptions &options,
+                                           llvm::TargetMachine &machine) {
+  llvm::LLVMContext &context = module.getContext();
+  llvm::Type *ptr = llvm::PointerType::getUnqual(context);
+  auto *type = llvm::FunctionType::get(llvm::Type::getInt32Ty(context),
+                                       {ptr, ptr, ptr}, false);
+  auto *function = llvm::Function::Create(
+      type, llvm::GlobalValue::ExternalLinkage, options.entryName, module);
+  function->getArg(0)->setName("args");
+  function->getArg(1)->setName("results");
+  function->getArg(2)->setName("arena");
+  function->setDoesNotThrow();
+  // "no-builtins" keeps LLVM from turning copy/fill loops into memcpy or
+  // memset calls: the object must link with nothing but itself.
+  function->addFnAttr("no-builtins");
+  function->addFnAttr("target-cpu", machine.getTargetCPU());
+  if (!machine.getTargetFeatureString().empty())
+    function->addFnAttr("target-features", machine.getTargetFeatureString());
+  if (options.fastMath)
+    function->addFnAttr("unsafe-fp-math", "true");
+  return function;
+}
+
+Expected<CodeGenResult> emitModule(const ir::Module &module,
+                                   const analysis::BufferAssignment &buffers,
+                                   const CodeGenOptions &options,
+                                   llvm::LLVMContext &context,
+                                   llvm::TargetMachine &machine) {
+  auto llvmModule = std::make_unique<llvm::Module>(module.name(), context);
+  llvmModule->setTargetTriple(machine.getTargetTriple().str());
+  llvmModule->setDataLayout(machine.createDataLayout());
+  llvm::Function *entry = createEntryFunction(*llvmModule, options, machine);
+
+  llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "entry", entry));
+  EmitterContext ctx(*llvmModule, builder, buffers, options,
+                     targetVectorBits(machine));
+  const llvm::Triple &triple = machine.getTargetTriple();
+  const llvm::MCSubtargetInfo *info = machine.getMCSubtargetInfo();
+  ctx.setNativeRounding(triple.isAArch64() ||
+                        (triple.isX86() && info && info->checkFeatures("+sse4.1")));
+  ctx.setEntryArguments(entry->getArg(0), entry->getArg(1), entry->getArg(2));
+  for (const ir::Instruction *instruction : buffers.schedule())
+    if (Error e = emitInstruction(ctx, *instruction))
+      return e;
+  if (Error e = copyResults(ctx))
+    return e;
+  builder.CreateRet(builder.getInt32(0));
+
+  std::string problems;
+  llvm::raw_string_ostream stream(problems);
+  if (llvm::verifyModule(*llvmModule, &stream))
+    return makeError("codegen: internal error, invalid LLVM IR for module "
+                     "'{}': {}",
+                     module.name(), problems);
+  CodeGenResult result;
+  result.module = std::move(llvmModule);
+  result.weightsBytes = ctx.weightsBytes();
+  return result;
+}
+
+} // namespace kiln::codegen

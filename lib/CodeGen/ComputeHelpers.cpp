@@ -1,0 +1,85 @@
+//===- ComputeHelpers.cpp - Shared pieces of the compute-op emitters ------===//
+#include "ComputeHelpers.h"
+
+#include <algorithm>
+
+namespace kiln::codegen {
+
+using llvm::Value;
+
+llvm::AllocaInst *entryAlloca(EmitterContext &ctx, llvm::Type *type,
+                              const llvm::Twine &name) {
+  llvm::Function *function = ctx.builder().GetInsertBlock()->getParent();
+  llvm::BasicBlock &entry = function->getEntryBlock();
+  llvm::IRBuilder<> entryBuilder(&entry, entry.getFirstInsertionPt());
+  return entryBuilder.CreateAlloca(type, nullptr, name);
+}
+
+Value *indexToI64(EmitterContext &ctx, ir::DType dtype, Value *value) {
+  llvm::Type *i64 = ctx.builder().getInt64Ty();
+  if (ir::isSignedInt(dtype))
+    return ctx.builder().CreateSExtOrTrunc(value, i64);
+  return ctx.builder().CreateZExtOrTrunc(value, i64);
+}
+
+Value *clampI64(EmitterContext &ctx, Value *value, int64_t lo, int64_t hi) {
+  auto &b = ctx.builder();
+  Value *low = b.CreateSelect(b.CreateICmpSLT(value, ctx.i64(lo)), ctx.i64(lo),
+                              value);
+  return b.CreateSelect(b.CreateICmpSGT(low, ctx.i64(hi)), ctx.i64(hi), low);
+}
+
+Value *isNaN(EmitterContext &ctx, ir::DType dtype, Value *value) {
+  if (!ir::isFloat(dtype))
+    return ctx.builder().getFalse();
+  return ctx.builder().CreateFCmpUNO(value, value);
+}
+
+Value *strictlyOrdered(EmitterContext &ctx, ir::DType dtype, Value *a,
+                       Value *b, bool greater) {
+  auto &builder = ctx.builder();
+  if (ir::isFloat(dtype))
+    return greater ? builder.CreateFCmpOGT(a, b) : builder.CreateFCmpOLT(a, b);
+  if (ir::isSignedInt(dtype))
+    return greater ? builder.CreateICmpSGT(a, b) : builder.CreateICmpSLT(a, b);
+  return greater ? builder.CreateICmpUGT(a, b) : builder.CreateICmpULT(a, b);
+}
+
+Value *sortsBefore(EmitterContext &ctx, ir::DType dtype, Value *a, Value *b,
+                   bool descending) {
+  auto &builder = ctx.builder();
+  Value *ordered = strictlyOrdered(ctx, dtype, a, b, descending);
+  if (!ir::isFloat(dtype))
+    return ordered;
+  // Ascending: a first iff a is a number and (b is NaN or a < b).
+  // Descending: a first iff b is a number and (a is NaN or a > b).
+  Value *aNaN = isNaN(ctx, dtype, a), *bNaN = isNaN(ctx, dtype, b);
+  if (descending)
+    return builder.CreateAnd(builder.CreateNot(bNaN),
+                             builder.CreateOr(aNaN, ordered));
+  return builder.CreateAnd(builder.CreateNot(aNaN),
+                           builder.CreateOr(bNaN, ordered));
+}
+
+std::vector<Value *> mergeIndices(llvm::ArrayRef<Value *> free,
+                                  llvm::ArrayRef<Value *> fixed,
+                                  llvm::ArrayRef<int64_t> fixedDims,
+                                  int64_t rank) {
+  std::vector<Value *> full(size_t(rank), nullptr);
+  for (size_t i = 0; i < fixedDims.size(); ++i)
+    full[size_t(fixedDims[i])] = fixed[i];
+  size_t next = 0;
+  for (Value *&slot : full)
+    if (!slot)
+      slot = free[next++];
+  return full;
+}
+
+Value *linearOrZero(EmitterContext &ctx, llvm::ArrayRef<Value *> indices,
+                    llvm::ArrayRef<int64_t> dims) {
+  if (indices.empty())
+    return ctx.i64(0);
+  return ctx.linearIndex(indices, dims);
+}
+
+} // namespace kiln::codegen

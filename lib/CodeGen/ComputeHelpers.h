@@ -1,0 +1,57 @@
+//===- ComputeHelpers.h - Shared pieces of the compute-op emitters -*- C++ -*-===//
+//
+// Internal to lib/CodeGen: small IR-building helpers the reduction,
+// contraction and indexing emitters share (entry-block accumulators, index
+// arithmetic, and the total orders sort/top-k/arg-max use).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_LIB_CODEGEN_COMPUTEHELPERS_H
+#define KILN_LIB_CODEGEN_COMPUTEHELPERS_H
+
+#include <llvm/IR/Module.h>
+
+#include "EmitterContext.h"
+
+namespace kiln::codegen {
+
+/// A stack slot in the function's entry block, so mem2reg turns it into a
+/// register however deep in a loop nest it is used.
+llvm::AllocaInst *entryAlloca(EmitterContext &ctx, llvm::Type *type,
+                              const llvm::Twine &name = "acc");
+
+/// A scalar integer compute value of `dtype` as i64 (sign- or zero-extended).
+llvm::Value *indexToI64(EmitterContext &ctx, ir::DType dtype,
+                        llvm::Value *value);
+/// min(max(value, lo), hi) on i64 (signed).
+llvm::Value *clampI64(EmitterContext &ctx, llvm::Value *value, int64_t lo,
+                      int64_t hi);
+
+/// Whether `a` must be placed before `b` in a stable sort of `dtype`:
+/// ascending puts NaN last, descending puts NaN first (descending is the
+/// mirror of ascending for every value, as numpy/XLA's total order). -0 and
+/// +0 compare equal, so they keep their input order.
+llvm::Value *sortsBefore(EmitterContext &ctx, ir::DType dtype, llvm::Value *a,
+                         llvm::Value *b, bool descending);
+
+/// `a > b` (or `a < b` when `greater` is false) for compute values of `dtype`:
+/// ordered for floats (false with NaN), signed or unsigned for integers.
+llvm::Value *strictlyOrdered(EmitterContext &ctx, ir::DType dtype,
+                             llvm::Value *a, llvm::Value *b, bool greater);
+/// true iff `value` is a float NaN (constant false for integers).
+llvm::Value *isNaN(EmitterContext &ctx, ir::DType dtype, llvm::Value *value);
+
+/// Row-major index vector -> full operand index: `free` values fill the
+/// positions not in `fixedDims`, `fixed` values fill `fixedDims` in order.
+std::vector<llvm::Value *> mergeIndices(llvm::ArrayRef<llvm::Value *> free,
+                                        llvm::ArrayRef<llvm::Value *> fixed,
+                                        llvm::ArrayRef<int64_t> fixedDims,
+                                        int64_t rank);
+
+/// Linear index, giving i64 0 for rank 0.
+llvm::Value *linearOrZero(EmitterContext &ctx,
+                          llvm::ArrayRef<llvm::Value *> indices,
+                          llvm::ArrayRef<int64_t> dims);
+
+} // namespace kiln::codegen
+
+#endif // KILN_LIB_CODEGEN_COMPUTEHELPERS_H

@@ -1,0 +1,345 @@
+//===- ContractionEmitter.cpp - dot and convolution -----------------------===//
+//
+// Correctness-first kernels (no register blocking yet). Every output element
+// sums its products in row-major order of the contracted dimensions, starting
+// from zero, so results match a naive reference bit for bit where the
+// arithmetic is exact and within rounding otherwise.
+//
+// dot has a row kernel for the common layout (one rhs free dimension, the
+// last): out[b, i, :] += lhs[b, i, k] * rhs[b, k, :], whose inner loop walks
+// rhs and out contiguously with explicit target-width vectors and a scalar
+// tail. The general case is a plain loop nest over output elements.
+//
+//===----------------------------------------------------------------------===//
+#include "ComputeHelpers.h"
+#include "Emitters.h"
+
+#include <llvm/IR/Constants.h>
+
+#include <algorithm>
+
+namespace kiln::codegen {
+
+using ir::DType;
+using ir::Instruction;
+using llvm::ArrayRef;
+using llvm::Value;
+
+namespace {
+
+bool contains(ArrayRef<int64_t> dims, int64_t d) {
+  return std::find(dims.begin(), dims.end(), d) != dims.end();
+}
+
+/// The roles of one dot operand's dimensions.
+struct DotSide {
+  std::vector<int64_t> batch, contracting, free;
+};
+
+DotSide dotSide(const ir::Shape &shape, const std::vector<int64_t> &batch,
+                const std::vector<int64_t> &contracting) {
+  DotSide side{batch, contracting, {}};
+  for (int64_t d = 0; d < shape.rank(); ++d)
+    if (!contains(batch, d) && !contains(contracting, d))
+      side.free.push_back(d);
+  return side;
+}
+
+/// Operand index of one side from output indices (batch, lhs free, rhs
+/// free, in that order) and contracted indices.
+std::vector<Value *> sideIndex(const DotSide &side, int64_t rank,
+                               ArrayRef<Value *> batch, ArrayRef<Value *> free,
+                               ArrayRef<Value *> contracted) {
+  std::vector<Value *> index(size_t(rank), nullptr);
+  for (size_t i = 0; i < side.batch.size(); ++i)
+    index[size_t(side.batch[i])] = batch[i];
+  for (size_t i = 0; i < side.free.size(); ++i)
+    index[size_t(side.free[i])] = free[i];
+  for (size_t i = 0; i < side.contracting.size(); ++i)
+    index[size_t(side.contracting[i])] = contracted[i];
+  return index;
+}
+
+struct DotPlan {
+  DotSide lhs, rhs;
+  std::vector<int64_t> contractSizes;
+  int64_t lhsRank = 0, rhsRank = 0;
+};
+
+DotPlan planDot(const Instruction &instruction) {
+  const auto &dn = instruction.attrs().dot;
+  const ir::Shape &l = instruction.operand(0)->shape();
+  const ir::Shape &r = instruction.operand(1)->shape();
+  DotPlan plan{dotSide(l, dn.lhsBatch, dn.lhsContracting),
+               dotSide(r, dn.rhsBatch, dn.rhsContracting),
+               {},
+               l.rank(),
+               r.rank()};
+  for (int64_t d : dn.lhsContracting)
+    plan.contractSizes.push_back(l.dim(size_t(d)));
+  return plan;
+}
+
+Expected<Value *> multiplyAdd(EmitterContext &ctx, const Instruction &inst,
+                              DType dtype, Value *acc, Value *a, Value *b) {
+  Value *product = emitElementwiseOp(ctx, ir::Opcode::Multiply, dtype, {a, b});
+  Value *sum = product
+                   ? emitElementwiseOp(ctx, ir::Opcode::Add, dtype, {acc, product})
+                   : nullptr;
+  if (!sum)
+    return EmitterContext::unsupported(inst, "multiply-add for this dtype");
+  return sum;
+}
+
+/// General dot: one register accumulator per output element.
+Error emitDotGeneric(EmitterContext &ctx, const Instruction &instruction,
+                     const DotPlan &plan) {
+  DType dtype = instruction.shape().dtype();
+  const auto &outDims = instruction.shape().dims();
+  BufferRef out = ctx.outputBuffer(instruction);
+  llvm::AllocaInst *acc = entryAlloca(ctx, ctx.computeType(dtype));
+  Value *zero = llvm::Constant::getNullValue(ctx.computeType(dtype));
+  auto &b = ctx.builder();
+  size_t nb = plan.lhs.batch.size(), nl = plan.lhs.free.size();
+  return ctx.emitLoopNest(outDims, [&](ArrayRef<Value *> o) -> Error {
+    ArrayRef<Value *> batch = o.take_front(nb);
+    ArrayRef<Value *> lfree = o.slice(nb, nl), rfree = o.drop_front(nb + nl);
+    b.CreateStore(zero, acc);
+    Error inner = ctx.emitLoopNest(
+        plan.contractSizes,
+        [&](ArrayRef<Value *> k) -> Error {
+          Expected<Value *> x = ctx.operandElement(
+              instruction, 0, sideIndex(plan.lhs, plan.lhsRank, batch, lfree, k));
+          if (!x)
+            return x.takeError();
+          Expected<Value *> y = ctx.operandElement(
+              instruction, 1, sideIndex(plan.rhs, plan.rhsRank, batch, rfree, k));
+          if (!y)
+            return y.takeError();
+          Expected<Value *> next = multiplyAdd(
+              ctx, instruction, dtype,
+              b.CreateLoad(acc->getAllocatedType(), acc), *x, *y);
+          if (!next)
+            return next.takeError();
+          b.CreateStore(*next, acc);
+          return Error::success();
+        },
+        "k");
+    if (inner)
+      return inner;
+    ctx.storeElement(out, linearOrZero(ctx, o, outDims),
+                     b.CreateLoad(acc->getAllocatedType(), acc));
+    return Error::success();
+  });
+}
+
+/// Whether the row kernel applies: the rhs's only free dim is its last, both
+/// operands sit in memory, and the output type accumulates exactly in its
+/// own storage (not f16/bf16, which would round every partial sum).
+bool rowKernelApplies(EmitterContext &ctx, const Instruction &instruction,
+                      const DotPlan &plan) {
+  DType dtype = instruction.shape().dtype();
+  if (dtype == DType::F16 || dtype == DType::BF16 || dtype == DType::Pred)
+    return false;
+  if (plan.rhs.free.size() != 1 || plan.rhs.free[0] != plan.rhsRank - 1)
+    return false;
+  return ctx.operandBuffer(instruction, 0) && ctx.operandBuffer(instruction, 1);
+}
+
+/// Runs body(j, lanes) over [0, n): full target vectors, then a scalar tail.
+Error emitVectorRow(EmitterContext &ctx, DType dtype, int64_t n,
+                    llvm::function_ref<Error(Value *, unsigned)> body) {
+  unsigned lanes = std::max(1u, ctx.vectorLanes(dtype));
+  int64_t vectorEnd = lanes > 1 ? n - n % int64_t(lanes) : 0;
+  if (Error e = ctx.emitLoop(
+          0, vectorEnd, lanes, [&](Value *j) { return body(j, lanes); }, "j"))
+    return e;
+  return ctx.emitLoop(
+      vectorEnd, n, 1, [&](Value *j) { return body(j, 1); }, "jt");
+}
+
+/// The row kernel: zero out[b, i, :], then for each contracted k add
+/// lhs[b, i, k] * rhs[b, k, :] to it, walking rhs and out contiguously.
+Error emitDotRows(EmitterContext &ctx, const Instruction &instruction,
+                  const DotPlan &plan) {
+  DType dtype = instruction.shape().dtype();
+  const auto &outDims = instruction.shape().dims();
+  BufferRef out = ctx.outputBuffer(instruction);
+  BufferRef lhs = *ctx.operandBuffer(instruction, 0);
+  BufferRef rhs = *ctx.operandBuffer(instruction, 1);
+  int64_t n = rhs.dims.back();
+  std::vector<int64_t> outerDims(outDims.begin(), outDims.end() - 1);
+  size_t nb = plan.lhs.batch.size();
+  auto &b = ctx.builder();
+  return ctx.emitLoopNest(outerDims, [&](ArrayRef<Value *> o) -> Error {
+    ArrayRef<Value *> batch = o.take_front(nb), lfree = o.drop_front(nb);
+    std::vector<Value *> rowIndex(o.begin(), o.end());
+    rowIndex.push_back(ctx.i64(0));
+    Value *outBase = ctx.linearIndex(rowIndex, outDims);
+    if (Error e = emitVectorRow(ctx, dtype, n, [&](Value *j, unsigned lanes) {
+          Value *zero =
+              llvm::Constant::getNullValue(ctx.computeType(dtype, lanes));
+          ctx.storeElement(out, b.CreateAdd(outBase, j), zero);
+          return Error::success();
+        }))
+      return e;
+    return ctx.emitLoopNest(
+        plan.contractSizes,
+        [&](ArrayRef<Value *> k) -> Error {
+          Value *a = ctx.loadElement(
+              lhs, ctx.linearIndex(sideIndex(plan.lhs, plan.lhsRank, batch,
+                                             lfree, k),
+                                   lhs.dims));
+          Value *rhsBase = ctx.linearIndex(
+              sideIndex(plan.rhs, plan.rhsRank, batch, {ctx.i64(0)}, k),
+              rhs.dims);
+          return emitVectorRow(ctx, dtype, n, [&](Value *j, unsigned lanes) {
+            Value *x = lanes > 1 ? b.CreateVectorSplat(lanes, a) : a;
+            Value *y = ctx.loadElement(rhs, b.CreateAdd(rhsBase, j), lanes);
+            Value *at = b.CreateAdd(outBase, j);
+            Expected<Value *> next = multiplyAdd(
+                ctx, instruction, dtype, ctx.loadElement(out, at, lanes), x, y);
+            if (!next)
+              return next.takeError();
+            ctx.storeElement(out, at, *next);
+            return Error::success();
+          });
+        },
+        "k");
+  });
+}
+
+} // namespace
+
+Error emitDot(EmitterContext &ctx, const Instruction &instruction) {
+  DotPlan plan = planDot(instruction);
+  if (rowKernelApplies(ctx, instruction, plan))
+    return emitDotRows(ctx, instruction, plan);
+  return emitDotGeneric(ctx, instruction, plan);
+}
+
+namespace {
+
+/// The per-output-element constants of a convolution.
+struct ConvPlan {
+  const ir::ConvolutionDimensionNumbers *dn = nullptr;
+  std::vector<int64_t> kernelSizes; // kernel spatial sizes, then Cin/groups
+  int64_t inRank = 0, kernelRank = 0;
+  int64_t inputFeaturesPerGroup = 0;  // kernel input feature size
+  int64_t outputsPerFeatureGroup = 0; // O / feature_group_count
+  int64_t outputsPerBatchGroup = 0;   // O / batch_group_count
+  int64_t batchPerGroup = 0;          // N / batch_group_count
+};
+
+ConvPlan planConv(const Instruction &instruction) {
+  const auto &attrs = instruction.attrs();
+  const ir::Shape &in = instruction.operand(0)->shape();
+  const ir::Shape &kernel = instruction.operand(1)->shape();
+  ConvPlan plan;
+  plan.dn = &attrs.conv;
+  for (int64_t d : attrs.conv.kernelSpatial)
+    plan.kernelSizes.push_back(kernel.dim(size_t(d)));
+  plan.inputFeaturesPerGroup = kernel.dim(size_t(attrs.conv.kernelInputFeature));
+  plan.kernelSizes.push_back(plan.inputFeaturesPerGroup);
+  plan.inRank = in.rank();
+  plan.kernelRank = kernel.rank();
+  int64_t outputs = kernel.dim(size_t(attrs.conv.kernelOutputFeature));
+  plan.outputsPerFeatureGroup = outputs / attrs.featureGroupCount;
+  plan.outputsPerBatchGroup = outputs / attrs.batchGroupCount;
+  plan.batchPerGroup =
+      in.dim(size_t(attrs.conv.inputBatch)) / attrs.batchGroupCount;
+  return plan;
+}
+
+/// Input and kernel indices of one tap, and whether the tap reads the input
+/// (false on padding and on lhs-dilation holes, which contribute nothing).
+struct ConvTap {
+  std::vector<Value *> input, kernel;
+  Value *valid = nullptr;
+};
+
+ConvTap convTap(EmitterContext &ctx, const Instruction &instruction,
+                const ConvPlan &plan, ArrayRef<Value *> o, ArrayRef<Value *> t) {
+  auto &b = ctx.builder();
+  const auto &dn = *plan.dn;
+  const ir::Shape &in = instruction.operand(0)->shape();
+  ConvTap tap{std::vector<Value *>(size_t(plan.inRank)),
+              std::vector<Value *>(size_t(plan.kernelRank)), b.getTrue()};
+  Value *fo = o[size_t(dn.outputFeature)];
+  Value *featureGroup = b.CreateUDiv(fo, ctx.i64(plan.outputsPerFeatureGroup));
+  Value *batchGroup = b.CreateUDiv(fo, ctx.i64(plan.outputsPerBatchGroup));
+  Value *ci = t.back();
+  tap.input[size_t(dn.inputBatch)] =
+      b.CreateAdd(b.CreateMul(batchGroup, ctx.i64(plan.batchPerGroup)),
+                  o[size_t(dn.outputBatch)]);
+  tap.input[size_t(dn.inputFeature)] = b.CreateAdd(
+      b.CreateMul(featureGroup, ctx.i64(plan.inputFeaturesPerGroup)), ci);
+  tap.kernel[size_t(dn.kernelInputFeature)] = ci;
+  tap.kernel[size_t(dn.kernelOutputFeature)] = fo;
+  for (size_t s = 0; s < dn.inputSpatial.size(); ++s) {
+    const ir::WindowDim &w = instruction.attrs().window[s];
+    int64_t size = in.dim(size_t(dn.inputSpatial[s]));
+    int64_t dilatedSize = (size - 1) * w.baseDilation + 1;
+    Value *pos = b.CreateSub(
+        b.CreateAdd(b.CreateMul(o[size_t(dn.outputSpatial[s])], ctx.i64(w.stride)),
+                    b.CreateMul(t[s], ctx.i64(w.windowDilation))),
+        ctx.i64(w.padLow));
+    Value *inside = b.CreateAnd(b.CreateICmpSGE(pos, ctx.i64(0)),
+                                b.CreateICmpSLT(pos, ctx.i64(dilatedSize)));
+    Value *safe = clampI64(ctx, pos, 0, dilatedSize - 1);
+    if (w.baseDilation != 1) {
+      Value *hole = b.CreateICmpNE(b.CreateURem(safe, ctx.i64(w.baseDilation)),
+                                   ctx.i64(0));
+      inside = b.CreateAnd(inside, b.CreateNot(hole));
+      safe = b.CreateUDiv(safe, ctx.i64(w.baseDilation));
+    }
+    tap.valid = b.CreateAnd(tap.valid, inside);
+    tap.input[size_t(dn.inputSpatial[s])] = safe;
+    tap.kernel[size_t(dn.kernelSpatial[s])] = t[s];
+  }
+  return tap;
+}
+
+} // namespace
+
+Error emitConvolution(EmitterContext &ctx, const Instruction &instruction) {
+  if (instruction.attrs().window.size() != instruction.attrs().conv.inputSpatial.size())
+    return EmitterContext::unsupported(instruction, "window rank mismatch");
+  ConvPlan plan = planConv(instruction);
+  DType dtype = instruction.shape().dtype();
+  const auto &outDims = instruction.shape().dims();
+  BufferRef out = ctx.outputBuffer(instruction);
+  llvm::AllocaInst *acc = entryAlloca(ctx, ctx.computeType(dtype));
+  Value *zero = llvm::Constant::getNullValue(ctx.computeType(dtype));
+  auto &b = ctx.builder();
+  return ctx.emitLoopNest(outDims, [&](ArrayRef<Value *> o) -> Error {
+    b.CreateStore(zero, acc);
+    Error inner = ctx.emitLoopNest(
+        plan.kernelSizes,
+        [&](ArrayRef<Value *> t) -> Error {
+          ConvTap tap = convTap(ctx, instruction, plan, o, t);
+          Expected<Value *> x = ctx.operandElement(instruction, 0, tap.input);
+          if (!x)
+            return x.takeError();
+          Expected<Value *> w = ctx.operandElement(instruction, 1, tap.kernel);
+          if (!w)
+            return w.takeError();
+          Value *current = b.CreateLoad(acc->getAllocatedType(), acc);
+          Expected<Value *> next =
+              multiplyAdd(ctx, instruction, dtype, current, *x, *w);
+          if (!next)
+            return next.takeError();
+          // Skipped taps leave the sum alone (0 * inf must not make NaN).
+          b.CreateStore(b.CreateSelect(tap.valid, *next, current), acc);
+          return Error::success();
+        },
+        "t");
+    if (inner)
+      return inner;
+    ctx.storeElement(out, linearOrZero(ctx, o, outDims),
+                     b.CreateLoad(acc->getAllocatedType(), acc));
+    return Error::success();
+  });
+}
+
+} // namespace kiln::codegen

@@ -1,0 +1,312 @@
+//===- ElementalEmitter.cpp - Element generators and fused loops ----------===//
+//
+// Every "elemental" opcode is lowered as a generator: given the index of one
+// output element, produce its value from operand elements (ctx.elementOf).
+// A top-level instruction is a loop over its output calling its generator;
+// a fusion is a loop over the fused root's output, where operands that are
+// themselves fused are generated on the fly instead of loaded. When the
+// generator only needs the linear index (elementwise ops, reshapes, scalar
+// broadcasts over dense buffers) the loop runs on <N x T> vectors.
+//
+//===----------------------------------------------------------------------===//
+#include "Emitters.h"
+
+#include <llvm/IR/Constants.h>
+
+namespace kiln::codegen {
+
+using ir::Instruction;
+using ir::Opcode;
+using llvm::Value;
+
+bool isElementalOpcode(Opcode opcode) {
+  return analysis::isElementalInFusion(opcode) &&
+         opcode != Opcode::Tuple && opcode != Opcode::Parameter;
+}
+
+/// Element of operand `i` at `index` (an index into the operand's shape).
+static Expected<Value *> operandAt(EmitterContext &ctx, const Instruction &inst,
+                                   size_t i, ElementIndex index) {
+  return ctx.elementOf(*inst.operand(i), index);
+}
+
+static ElementIndex atIndices(std::vector<Value *> indices) {
+  return ElementIndex{std::move(indices), nullptr, 1};
+}
+
+static Expected<Value *> generateBroadcast(EmitterContext &ctx,
+                                           const Instruction &inst,
+                                           const ElementIndex &index) {
+  const std::vector<int64_t> &map = inst.attrs().dimensions;
+  if (inst.operand(0)->shape().rank() == 0) {
+    Expected<Value *> scalar = operandAt(ctx, inst, 0, atIndices({}));
+    if (!scalar)
+      return scalar;
+    return ctx.splat(*scalar, index.lanes);
+  }
+  std::vector<Value *> operandIndex;
+  for (int64_t d : map)
+    operandIndex.push_back(index.indices[size_t(d)]);
+  return operandAt(ctx, inst, 0, atIndices(std::move(operandIndex)));
+}
+
+static Expected<Value *> generateReshape(EmitterContext &ctx,
+                                         const Instruction &inst,
+                                         const ElementIndex &index) {
+  // Row-major reshape keeps the linear index.
+  ElementIndex operandIndex{{}, ctx.linearOf(index, inst.shape().dims()),
+                            index.lanes};
+  const std::vector<int64_t> &dims = inst.operand(0)->shape().dims();
+  if (index.lanes == 1 && !index.indices.empty())
+    operandIndex.indices = ctx.delinearize(operandIndex.linear, dims);
+  return operandAt(ctx, inst, 0, operandIndex);
+}
+
+static Expected<Value *> generateTranspose(EmitterContext &ctx,
+                                           const Instruction &inst,
+                                           const ElementIndex &index) {
+  const std::vector<int64_t> &perm = inst.attrs().dimensions;
+  std::vector<Value *> operandIndex(perm.size());
+  for (size_t i = 0; i < perm.size(); ++i)
+    operandIndex[size_t(perm[i])] = index.indices[i];
+  return operandAt(ctx, inst, 0, atIndices(std::move(operandIndex)));
+}
+
+static Expected<Value *> generateSlice(EmitterContext &ctx,
+                                       const Instruction &inst,
+                                       const ElementIndex &index) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  std::vector<Value *> operandIndex;
+  for (size_t d = 0; d < index.indices.size(); ++d) {
+    const ir::SliceDim &s = inst.attrs().slice[d];
+    Value *scaled = s.stride == 1 ? index.indices[d]
+                                  : b.CreateNUWMul(index.indices[d], ctx.i64(s.stride));
+    operandIndex.push_back(b.CreateNUWAdd(scaled, ctx.i64(s.start)));
+  }
+  return operandAt(ctx, inst, 0, atIndices(std::move(operandIndex)));
+}
+
+static Expected<Value *> generateReverse(EmitterContext &ctx,
+                                         const Instruction &inst,
+                                         const ElementIndex &index) {
+  std::vector<Value *> operandIndex = index.indices;
+  const std::vector<int64_t> &dims = inst.shape().dims();
+  for (int64_t d : inst.attrs().dimensions)
+    operandIndex[size_t(d)] = ctx.builder().CreateSub(
+        ctx.i64(dims[size_t(d)] - 1), operandIndex[size_t(d)]);
+  return operandAt(ctx, inst, 0, atIndices(std::move(operandIndex)));
+}
+
+/// Every operand is read at a clamped (always in-bounds) index and the
+/// right one is selected, so no control flow enters the loop body.
+static Expected<Value *> generateConcatenate(EmitterContext &ctx,
+                                             const Instruction &inst,
+                                             const ElementIndex &index) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  size_t dim = size_t(inst.attrs().dimensions.at(0));
+  Value *result = nullptr;
+  int64_t offset = 0;
+  for (size_t i = 0; i < inst.operandCount(); ++i) {
+    int64_t size = inst.operand(i)->shape().dim(dim);
+    if (size == 0)
+      continue;
+    std::vector<Value *> operandIndex = index.indices;
+    Value *local = b.CreateSub(index.indices[dim], ctx.i64(offset));
+    Value *clamped = b.CreateSelect(b.CreateICmpSLT(local, ctx.i64(0)),
+                                    ctx.i64(0), local);
+    clamped = b.CreateSelect(b.CreateICmpSGT(clamped, ctx.i64(size - 1)),
+                             ctx.i64(size - 1), clamped);
+    operandIndex[dim] = clamped;
+    Expected<Value *> value = operandAt(ctx, inst, i, atIndices(operandIndex));
+    if (!value)
+      return value;
+    if (!result) {
+      result = *value;
+    } else {
+      Value *inside = b.CreateICmpSGE(index.indices[dim], ctx.i64(offset));
+      result = b.CreateSelect(inside, *value, result);
+    }
+    offset += size;
+  }
+  return result;
+}
+
+/// Output index o maps to operand index (o - low) / (interior + 1) when
+/// that divides exactly and lands inside the operand; else the pad value.
+static Expected<Value *> generatePad(EmitterContext &ctx,
+                                     const Instruction &inst,
+                                     const ElementIndex &index) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  const ir::Shape &operandShape = inst.operand(0)->shape();
+  Value *valid = b.getTrue();
+  std::vector<Value *> operandIndex;
+  for (size_t d = 0; d < index.indices.size(); ++d) {
+    const ir::PadDim &p = inst.attrs().padding[d];
+    int64_t size = operandShape.dim(d);
+    Value *shifted = b.CreateSub(index.indices[d], ctx.i64(p.low));
+    Value *position = shifted;
+    if (p.interior > 0) {
+      Value *step = ctx.i64(p.interior + 1);
+      // shifted may be negative: test the remainder only when >= 0.
+      Value *exact = b.CreateICmpEQ(b.CreateSRem(shifted, step), ctx.i64(0));
+      valid = b.CreateAnd(valid, exact);
+      position = b.CreateSDiv(shifted, step);
+    }
+    valid = b.CreateAnd(valid, b.CreateICmpSGE(shifted, ctx.i64(0)));
+    valid = b.CreateAnd(valid, b.CreateICmpSLT(position, ctx.i64(size)));
+    Value *clamped = b.CreateSelect(b.CreateICmpSLT(position, ctx.i64(0)),
+                                    ctx.i64(0), position);
+    clamped = b.CreateSelect(b.CreateICmpSGT(clamped, ctx.i64(size - 1)),
+                             ctx.i64(std::max<int64_t>(size - 1, 0)), clamped);
+    operandIndex.push_back(clamped);
+  }
+  Expected<Value *> padValue = operandAt(ctx, inst, 1, atIndices({}));
+  if (!padValue)
+    return padValue;
+  if (operandShape.numElements() == 0)
+    return *padValue;
+  Expected<Value *> value = operandAt(ctx, inst, 0, atIndices(operandIndex));
+  if (!value)
+    return value;
+  return b.CreateSelect(valid, *value, *padValue);
+}
+
+static Expected<Value *> generateIota(EmitterContext &ctx,
+                                      const Instruction &inst,
+                                      const ElementIndex &index) {
+  Value *position = index.indices[size_t(inst.attrs().dimensions.at(0))];
+  return emitConvert(ctx, ir::DType::S64, inst.shape().dtype(), position);
+}
+
+/// Elementwise: operands at the same index, then the scalar/vector op.
+static Expected<Value *> generateElementwise(EmitterContext &ctx,
+                                             const Instruction &inst,
+                                             const ElementIndex &index) {
+  std::vector<Value *> operands;
+  for (size_t i = 0; i < inst.operandCount(); ++i) {
+    Expected<Value *> value = ctx.elementOf(*inst.operand(i), index);
+    if (!value)
+      return value;
+    operands.push_back(*value);
+  }
+  ir::DType from = inst.operand(0)->shape().dtype();
+  ir::DType to = inst.shape().dtype();
+  Value *result = nullptr;
+  switch (inst.opcode()) {
+  case Opcode::Convert:
+    result = emitConvert(ctx, from, to, operands[0]);
+    break;
+  case Opcode::Compare:
+    result = emitCompare(ctx, inst.attrs().direction, from, operands[0],
+                         operands[1]);
+    break;
+  case Opcode::Select:
+    result = ctx.builder().CreateSelect(operands[0], operands[1], operands[2]);
+    break;
+  case Opcode::IsFinite:
+    result = emitElementwiseOp(ctx, inst.opcode(), from, operands);
+    break;
+  default:
+    result = emitElementwiseOp(ctx, inst.opcode(), to, operands);
+  }
+  if (!result)
+    return EmitterContext::unsupported(inst, "element type not supported");
+  return result;
+}
+
+Expected<Value *> generateElement(EmitterContext &ctx, const Instruction &inst,
+                                  const ElementIndex &index) {
+  if (ir::isElementwise(inst.opcode()))
+    return generateElementwise(ctx, inst, index);
+  switch (inst.opcode()) {
+  case Opcode::Iota:
+    return generateIota(ctx, inst, index);
+  case Opcode::Broadcast:
+    return generateBroadcast(ctx, inst, index);
+  case Opcode::Reshape:
+  case Opcode::Copy:
+    return generateReshape(ctx, inst, index);
+  case Opcode::Transpose:
+    return generateTranspose(ctx, inst, index);
+  case Opcode::Slice:
+    return generateSlice(ctx, inst, index);
+  case Opcode::Concatenate:
+    return generateConcatenate(ctx, inst, index);
+  case Opcode::Pad:
+    return generatePad(ctx, inst, index);
+  case Opcode::Reverse:
+    return generateReverse(ctx, inst, index);
+  case Opcode::GetTupleElement:
+  case Opcode::Constant:
+  case Opcode::Parameter:
+    return ctx.elementOf(inst, index);
+  default:
+    return EmitterContext::unsupported(inst, "not an elemental opcode");
+  }
+}
+
+/// Whether `inst`'s value at linear index i depends only on operand
+/// elements at linear index i (so <N x T> loads apply) — checked through
+/// the whole fused expression down to materialized values.
+static bool isLinear(EmitterContext &ctx, const Instruction &inst, bool top) {
+  if (!top && ctx.isMaterialized({&inst, -1}))
+    return true;
+  if (inst.opcode() == Opcode::Constant)
+    return inst.shape().numElements() == 1;
+  if (inst.opcode() == Opcode::Broadcast &&
+      inst.operand(0)->shape().rank() == 0)
+    return isLinear(ctx, *inst.operand(0), false);
+  if (!ir::isElementwise(inst.opcode()) && inst.opcode() != Opcode::Reshape)
+    return false;
+  for (const Instruction *operand : inst.operands())
+    if (!isLinear(ctx, *operand, false))
+      return false;
+  return true;
+}
+
+/// A loop over `output` producing `inst`'s elements.
+static Error emitGeneratorLoop(EmitterContext &ctx, const Instruction &inst,
+                               const BufferRef &output) {
+  return ctx.emitElementLoop(output, isLinear(ctx, inst, true),
+                             [&](const ElementIndex &index) {
+                               return generateElement(ctx, inst, index);
+                             });
+}
+
+Error emitElemental(EmitterContext &ctx, const Instruction &instruction) {
+  return emitGeneratorLoop(ctx, instruction, ctx.outputBuffer(instruction));
+}
+
+/// Materialized fused instructions are emitted in order by their own
+/// emitters; then one loop per elemental root element writes the output.
+Error emitFusion(EmitterContext &ctx, const Instruction &fusion) {
+  const ir::Computation *called = fusion.calledComputation();
+  ctx.bindFusion(fusion);
+  for (const Instruction *inner : called->instructions()) {
+    if (isElementalOpcode(inner->opcode()) ||
+        inner->opcode() == Opcode::Parameter || inner->opcode() == Opcode::Tuple)
+      continue;
+    if (Error e = emitInstruction(ctx, *inner))
+      return e;
+  }
+  const Instruction *root = called->root();
+  std::vector<const Instruction *> roots;
+  if (root->opcode() == Opcode::Tuple)
+    roots.assign(root->operands().begin(), root->operands().end());
+  else if (!root->shape().isTuple())
+    roots.push_back(root);
+  for (size_t i = 0; i < roots.size(); ++i) {
+    const Instruction *element = roots[i];
+    if (!isElementalOpcode(element->opcode()) &&
+        element->opcode() != Opcode::Parameter)
+      continue; // written in place by its own emitter
+    int64_t tupleIndex = root->opcode() == Opcode::Tuple ? int64_t(i) : -1;
+    if (Error e = emitGeneratorLoop(ctx, *element,
+                                    ctx.outputBuffer(fusion, tupleIndex)))
+      return e;
+  }
+  ctx.unbindFusion(fusion);
+  return Error::success();
+}
+
+} // namespace kiln::codegen

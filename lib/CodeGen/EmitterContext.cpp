@@ -1,0 +1,287 @@
+//===- EmitterContext.cpp - Buffers, element access and loops for emitters ===//
+#include "EmitterContext.h"
+#include "Emitters.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/GlobalVariable.h>
+#include <llvm/IR/Module.h>
+
+namespace kiln::codegen {
+
+using analysis::BufferKind;
+using analysis::ValueRef;
+using ir::DType;
+using llvm::Value;
+
+int64_t BufferRef::numElements() const {
+  int64_t n = 1;
+  for (int64_t d : dims)
+    n *= d;
+  return n;
+}
+
+EmitterContext::EmitterContext(llvm::Module &module, llvm::IRBuilder<> &builder,
+                               const analysis::BufferAssignment &buffers,
+                               const CodeGenOptions &options,
+                               unsigned vectorBits)
+    : module_(module), builder_(builder), buffers_(buffers), options_(options),
+      vectorBits_(vectorBits) {}
+
+unsigned EmitterContext::vectorLanes(DType dtype) const {
+  unsigned bits = unsigned(computeTypeBits(dtype));
+  return std::max(1u, vectorBits_ / bits);
+}
+
+int64_t EmitterContext::computeTypeBits(DType dtype) {
+  switch (dtype) {
+  case DType::Pred:
+    return 8; // i1 lanes are packed into byte-sized lanes by the backends
+  case DType::F16:
+  case DType::BF16:
+    return 32;
+  default:
+    return int64_t(ir::byteSize(dtype)) * 8;
+  }
+}
+
+llvm::Type *EmitterContext::storageType(DType dtype) {
+  llvm::LLVMContext &c = context();
+  switch (dtype) {
+  case DType::F32:
+    return llvm::Type::getFloatTy(c);
+  case DType::F64:
+    return llvm::Type::getDoubleTy(c);
+  default:
+    return llvm::Type::getIntNTy(c, unsigned(ir::byteSize(dtype)) * 8);
+  }
+}
+
+llvm::Type *EmitterContext::computeType(DType dtype) {
+  llvm::LLVMContext &c = context();
+  switch (dtype) {
+  case DType::Pred:
+    return llvm::Type::getInt1Ty(c);
+  case DType::F16:
+  case DType::BF16:
+  case DType::F32:
+    return llvm::Type::getFloatTy(c);
+  default:
+    return storageType(dtype);
+  }
+}
+
+llvm::Type *EmitterContext::computeType(DType dtype, unsigned lanes) {
+  llvm::Type *scalar = computeType(dtype);
+  return lanes > 1 ? llvm::FixedVectorType::get(scalar, lanes) : scalar;
+}
+
+// --- Buffers ----------------------------------------------------------------
+
+void EmitterContext::setEntryArguments(Value *args, Value *results,
+                                       Value *arena) {
+  args_ = args;
+  results_ = results;
+  arena_ = arena;
+  // Load every buffer pointer once, in the entry block, so it dominates all
+  // uses; unused loads are deleted by LLVM.
+  llvm::Type *ptr = builder_.getPtrTy();
+  for (const ir::Instruction *instruction : buffers_.schedule()) {
+    if (instruction->opcode() != ir::Opcode::Parameter)
+      continue;
+    int64_t n = instruction->parameterNumber();
+    Value *slot = builder_.CreateConstInBoundsGEP1_64(ptr, args_, uint64_t(n));
+    argPointers_[n] =
+        builder_.CreateAlignedLoad(ptr, slot, llvm::Align(8), "arg" + std::to_string(n));
+  }
+  for (int64_t i = 0; i < buffers_.resultCount(); ++i) {
+    Value *slot = builder_.CreateConstInBoundsGEP1_64(ptr, results_, uint64_t(i));
+    resultPointers_[i] =
+        builder_.CreateAlignedLoad(ptr, slot, llvm::Align(8), "result" + std::to_string(i));
+  }
+}
+
+ValueRef EmitterContext::resolve(ValueRef value) const {
+  value = analysis::BufferAssignment::resolve(value);
+  // A fused parameter stands for the fusion's operand.
+  auto it = fusionParams_.find(value.instruction);
+  if (it != fusionParams_.end())
+    return resolve({it->second, -1});
+  return value;
+}
+
+bool EmitterContext::isMaterialized(ValueRef value) const {
+  return buffers_.hasSlice(resolve(value));
+}
+
+static const ir::Shape &valueShape(ValueRef value) {
+  const ir::Shape &shape = value.instruction->shape();
+  return value.tupleIndex < 0 ? shape
+                              : shape.tupleElements()[size_t(value.tupleIndex)];
+}
+
+BufferRef EmitterContext::buffer(ValueRef value) {
+  value = resolve(value);
+  const analysis::BufferSlice &slice = buffers_.slice(value);
+  const ir::Shape &shape = valueShape(value);
+  BufferRef ref;
+  ref.dtype = shape.dtype();
+  ref.dims = shape.dims();
+  ref.align = ir::byteSize(shape.dtype());
+  switch (slice.kind) {
+  case BufferKind::Arg:
+    ref.address = argPointers_.at(slice.index);
+    break;
+  case BufferKind::Result:
+    ref.address = resultPointers_.at(slice.index);
+    break;
+  case BufferKind::Constant:
+    ref.address = constantGlobal(*value.instruction);
+    ref.align = analysis::BufferAssignment::kArenaAlignment;
+    break;
+  case BufferKind::Arena:
+    ref.address = builder_.CreateConstInBoundsGEP1_64(
+        builder_.getInt8Ty(), arena_, uint64_t(slice.offset));
+    ref.align = analysis::BufferAssignment::kArenaAlignment;
+    break;
+  }
+  return ref;
+}
+
+BufferRef EmitterContext::outputBuffer(const ir::Instruction &instruction,
+                                       int64_t tupleIndex) {
+  return buffer({&instruction, tupleIndex});
+}
+
+BufferRef EmitterContext::resultBuffer(int64_t i) {
+  const ir::Shape &shape = valueShape(buffers_.resultValue(i));
+  return {resultPointers_.at(i), shape.dtype(), shape.dims(),
+          ir::byteSize(shape.dtype())};
+}
+
+Value *EmitterContext::elementPointer(const BufferRef &buffer, Value *linear) {
+  return builder_.CreateInBoundsGEP(storageType(buffer.dtype), buffer.address,
+                                    linear);
+}
+
+Value *EmitterContext::loadElement(const BufferRef &buffer, Value *linear,
+                                   unsigned lanes) {
+  llvm::Type *type = storageType(buffer.dtype);
+  if (lanes > 1)
+    type = llvm::FixedVectorType::get(type, lanes);
+  // Only the element size is guaranteed for an arbitrary element address.
+  llvm::Align align(ir::byteSize(buffer.dtype));
+  Value *stored =
+      builder_.CreateAlignedLoad(type, elementPointer(buffer, linear), align);
+  return toCompute(buffer.dtype, stored);
+}
+
+void EmitterContext::storeElement(const BufferRef &buffer, Value *linear,
+                                  Value *value) {
+  llvm::Align align(ir::byteSize(buffer.dtype));
+  builder_.CreateAlignedStore(toStorage(buffer.dtype, value),
+                              elementPointer(buffer, linear), align);
+}
+
+llvm::GlobalVariable *EmitterContext::constantGlobal(
+    const ir::Instruction &constant) {
+  auto it = constants_.find(&constant);
+  if (it != constants_.end())
+    return it->second;
+  const std::vector<uint8_t> &bytes = constant.literal().bytes();
+  llvm::Constant *data = llvm::ConstantDataArray::get(
+      context(), llvm::ArrayRef<uint8_t>(bytes.data(), bytes.size()));
+  auto *global = new llvm::GlobalVariable(
+      module_, data->getType(), /*isConstant=*/true,
+      llvm::GlobalValue::PrivateLinkage, data, "const." + constant.name());
+  global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+  global->setAlignment(llvm::Align(analysis::BufferAssignment::kArenaAlignment));
+  constants_[&constant] = global;
+  weightsBytes_ += int64_t(bytes.size());
+  return global;
+}
+
+// --- Element access -----------------------------------------------------------
+
+Value *EmitterContext::linearOf(const ElementIndex &index,
+                                llvm::ArrayRef<int64_t> dims) {
+  return index.linear ? index.linear : linearIndex(index.indices, dims);
+}
+
+/// A single-element constant as an immediate, so it folds and splats.
+Value *EmitterContext::scalarConstant(const ir::Instruction &constant) {
+  const ir::Literal &literal = constant.literal();
+  DType dtype = literal.shape().dtype();
+  llvm::Type *type = storageType(dtype);
+  unsigned bits = unsigned(ir::byteSize(dtype)) * 8;
+  uint64_t raw = 0;
+  std::memcpy(&raw, literal.bytes().data(), ir::byteSize(dtype));
+  llvm::APInt value(bits, raw);
+  llvm::Constant *stored =
+      type->isFloatingPointTy()
+          ? llvm::ConstantFP::get(context(),
+                                  llvm::APFloat(type->getFltSemantics(), value))
+          : static_cast<llvm::Constant *>(llvm::ConstantInt::get(type, value));
+  return toCompute(dtype, stored);
+}
+
+Value *EmitterContext::splat(Value *value, unsigned lanes) {
+  if (lanes <= 1 || value->getType()->isVectorTy())
+    return value;
+  return builder_.CreateVectorSplat(lanes, value);
+}
+
+Expected<Value *> EmitterContext::elementOf(const ir::Instruction &value,
+                                            const ElementIndex &index) {
+  ValueRef ref = resolve({&value, -1});
+  const ir::Instruction &target = *ref.instruction;
+  if (target.opcode() == ir::Opcode::Constant &&
+      target.shape().numElements() == 1)
+    return splat(scalarConstant(target), index.lanes);
+  if (buffers_.hasSlice(ref)) {
+    BufferRef buf = buffer(ref);
+    return loadElement(buf, linearOf(index, buf.dims), index.lanes);
+  }
+  if (ref.tupleIndex >= 0)
+    return makeError("codegen: '%{}' element {} has no buffer", target.name(),
+                     ref.tupleIndex);
+  return generateElement(*this, target, index);
+}
+
+Expected<Value *> EmitterContext::operandElement(
+    const ir::Instruction &instruction, size_t operand,
+    llvm::ArrayRef<Value *> indices) {
+  ElementIndex index;
+  index.indices.assign(indices.begin(), indices.end());
+  return elementOf(*instruction.operand(operand), index);
+}
+
+std::optional<BufferRef>
+EmitterContext::operandBuffer(const ir::Instruction &instruction,
+                              size_t operand) {
+  ValueRef ref{instruction.operand(operand), -1};
+  if (!isMaterialized(ref))
+    return std::nullopt;
+  return buffer(ref);
+}
+
+// --- Fusion -------------------------------------------------------------------
+
+void EmitterContext::bindFusion(const ir::Instruction &fusion) {
+  for (const ir::Instruction *param : fusion.calledComputation()->parameters())
+    fusionParams_[param] = fusion.operand(size_t(param->parameterNumber()));
+}
+
+void EmitterContext::unbindFusion(const ir::Instruction &fusion) {
+  for (const ir::Instruction *param : fusion.calledComputation()->parameters())
+    fusionParams_.erase(param);
+}
+
+Error EmitterContext::unsupported(const ir::Instruction &instruction,
+                                  std::string_view what) {
+  return makeError("codegen: cannot lower '%{}' ({} {}){}{}", instruction.name(),
+                   ir::opcodeName(instruction.opcode()),
+                   instruction.shape().toString(), what.empty() ? "" : ": ",
+                   what);
+}
+
+} // namespace kiln::codegen

@@ -1,0 +1,219 @@
+//===- EmitterContext.h - What every per-opcode emitter works with -*- C++ -*-===//
+//
+// Internal interface of lib/CodeGen. emitModule() builds one EmitterContext
+// for the entry function and emits the scheduled instructions one by one,
+// dispatching each opcode through the table in Emitters.def to an
+// `OpEmitter`. An emitter reads its operands and writes its result through
+// the context only, so the same emitter works at the top level (operands
+// live in buffers) and inside a fusion (operands may be computed on the fly
+// from the fused computation).
+//
+// Value representation inside generated code ("compute values"):
+//   pred      -> i1            (stored as one byte 0/1)
+//   sN / uN   -> iN            (signedness is a property of the opcode)
+//   f16, bf16 -> float         (stored as raw i16 bits; converted in IR with
+//                               round-to-nearest-even, no libcalls)
+//   f32 / f64 -> float/double
+// Scalars and fixed vectors <N x T> share one representation: every helper
+// taking a compute value accepts either.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_LIB_CODEGEN_EMITTERCONTEXT_H
+#define KILN_LIB_CODEGEN_EMITTERCONTEXT_H
+
+#include "kiln/Analysis/BufferAssignment.h"
+#include "kiln/CodeGen/CodeGen.h"
+#include "kiln/IR/Module.h"
+#include "kiln/Support/Error.h"
+
+#include <llvm/ADT/ArrayRef.h>
+#include <llvm/ADT/STLFunctionalExtras.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/Module.h>
+
+#include <map>
+#include <vector>
+
+namespace kiln::codegen {
+
+/// A materialized array: where it starts, what it holds, and the alignment
+/// loads and stores may claim (element size for caller buffers, 64 for the
+/// arena and constants).
+struct BufferRef {
+  llvm::Value *address = nullptr; // ptr (opaque)
+  ir::DType dtype = ir::DType::F32;
+  std::vector<int64_t> dims;
+  uint64_t align = 1;
+  int64_t numElements() const;
+};
+
+/// Where an element is: the multi-dimensional index (i64 values, one per
+/// dimension of the shape being produced) and its row-major linear index.
+/// `lanes` > 1 means a vector of consecutive elements starting at `linear`;
+/// then `indices` is empty and only linear-index-preserving generators apply.
+struct ElementIndex {
+  std::vector<llvm::Value *> indices;
+  llvm::Value *linear = nullptr;
+  unsigned lanes = 1;
+};
+
+class EmitterContext {
+public:
+  EmitterContext(llvm::Module &module, llvm::IRBuilder<> &builder,
+                 const analysis::BufferAssignment &buffers,
+                 const CodeGenOptions &options, unsigned vectorBits);
+
+  llvm::IRBuilder<> &builder() { return builder_; }
+  llvm::Module &module() { return module_; }
+  llvm::LLVMContext &context() { return module_.getContext(); }
+  const CodeGenOptions &options() const { return options_; }
+  const analysis::BufferAssignment &buffers() const { return buffers_; }
+
+  /// Widest vector register of the target in bits (512 avx512f, 256 avx,
+  /// 128 SSE/NEON) and how many elements of `dtype`'s compute type fit.
+  unsigned vectorBits() const { return vectorBits_; }
+  /// Whether llvm.floor/ceil/trunc/roundeven are single instructions on the
+  /// target (AArch64, x86 with SSE4.1); otherwise they would be libm calls
+  /// and the math emitter rounds with integer-free float tricks instead.
+  bool nativeRounding() const { return nativeRounding_; }
+  void setNativeRounding(bool native) { nativeRounding_ = native; }
+  unsigned vectorLanes(ir::DType dtype) const;
+  /// Bits of one lane of dtype's compute type when vectorized.
+  static int64_t computeTypeBits(ir::DType dtype);
+
+  /// Storage type of one element in memory (pred -> i8, f16/bf16 -> i16).
+  llvm::Type *storageType(ir::DType dtype);
+  /// Type computations use (pred -> i1, f16/bf16 -> float).
+  llvm::Type *computeType(ir::DType dtype);
+  /// computeType, or <lanes x computeType> when lanes > 1.
+  llvm::Type *computeType(ir::DType dtype, unsigned lanes);
+  llvm::Value *i64(int64_t value) { return builder_.getInt64(uint64_t(value)); }
+
+  // --- Buffers ------------------------------------------------------------
+  /// Called by emitModule before emitting; binds the entry arguments.
+  void setEntryArguments(llvm::Value *args, llvm::Value *results,
+                         llvm::Value *arena);
+  /// Whether `value` has memory of its own (top-level values, fusion
+  /// parameters, values materialized inside a fusion).
+  bool isMaterialized(analysis::ValueRef value) const;
+  /// Typed view of the memory holding `value` (resolving get-tuple-element
+  /// and fusion parameters). Precondition: isMaterialized(value).
+  BufferRef buffer(analysis::ValueRef value);
+  /// Typed pointer (opaque `ptr`) into args/results/arena/constant global.
+  llvm::Value *bufferAddress(analysis::ValueRef value) {
+    return buffer(value).address;
+  }
+  /// The buffer an instruction writes its result into (element
+  /// `tupleIndex` for tuple-shaped results such as sort and top-k).
+  BufferRef outputBuffer(const ir::Instruction &instruction,
+                         int64_t tupleIndex = -1);
+  /// The caller's result buffer `i` (typed like BufferAssignment's result).
+  BufferRef resultBuffer(int64_t i);
+  /// Address of element `linear` of `buffer`.
+  llvm::Value *elementPointer(const BufferRef &buffer, llvm::Value *linear);
+
+  /// Loads/stores element `linearIndex` as a compute value; with lanes > 1,
+  /// `lanes` consecutive elements as a vector.
+  llvm::Value *loadElement(const BufferRef &buffer, llvm::Value *linearIndex,
+                           unsigned lanes = 1);
+  void storeElement(const BufferRef &buffer, llvm::Value *linearIndex,
+                    llvm::Value *value);
+  /// Storage <-> compute conversions (f16/bf16 rounding, pred bytes).
+  llvm::Value *toCompute(ir::DType dtype, llvm::Value *stored);
+  llvm::Value *toStorage(ir::DType dtype, llvm::Value *computed);
+
+  // --- Element access that works at top level and inside fusions ---------
+  /// The element of `value` at `index` (index into value's own shape):
+  /// loaded from its buffer when materialized, otherwise generated from the
+  /// fused computation that defines it.
+  Expected<llvm::Value *> elementOf(const ir::Instruction &value,
+                                    const ElementIndex &index);
+  /// index.linear, or the linear index of index.indices in `dims`.
+  llvm::Value *linearOf(const ElementIndex &index, llvm::ArrayRef<int64_t> dims);
+  /// A single-element constant as an immediate compute value.
+  llvm::Value *scalarConstant(const ir::Instruction &constant);
+  /// Broadcasts a scalar to `lanes` lanes (identity for lanes == 1).
+  llvm::Value *splat(llvm::Value *value, unsigned lanes);
+  /// elementOf(instruction.operand(operand), index).
+  Expected<llvm::Value *> operandElement(const ir::Instruction &instruction,
+                                         size_t operand,
+                                         llvm::ArrayRef<llvm::Value *> indices);
+  /// The buffer of an operand when it is materialized (nullopt inside a
+  /// fusion when the operand is computed on the fly: use operandElement).
+  std::optional<BufferRef> operandBuffer(const ir::Instruction &instruction,
+                                         size_t operand);
+
+  // --- Loops and indices ---------------------------------------------------
+  using LoopBody = llvm::function_ref<Error(llvm::ArrayRef<llvm::Value *>)>;
+  /// Emits counted loops over `dims` (outermost first, static trip counts)
+  /// and calls `body` with the i64 induction variables; the builder is left
+  /// after the nest. A zero-sized dimension emits no iteration.
+  Error emitLoopNest(llvm::ArrayRef<int64_t> dims, LoopBody body,
+                     llvm::StringRef name = "i");
+  /// One counted loop over [begin, end) by `step`; body gets the induction
+  /// value. Emits nothing when the range is empty.
+  Error emitLoop(int64_t begin, int64_t end, int64_t step,
+                 llvm::function_ref<Error(llvm::Value *)> body,
+                 llvm::StringRef name = "i");
+  /// Row-major linear index of `indices` in `dims`.
+  llvm::Value *linearIndex(llvm::ArrayRef<llvm::Value *> indices,
+                           llvm::ArrayRef<int64_t> dims);
+  /// Inverse of linearIndex.
+  std::vector<llvm::Value *> delinearize(llvm::Value *linear,
+                                         llvm::ArrayRef<int64_t> dims);
+
+  /// Fills `output` (an array of `dims`) with generator(index) for every
+  /// element; vectorized with a scalar tail when `vectorizable`.
+  Error emitElementLoop(const BufferRef &output, bool vectorizable,
+                        llvm::function_ref<Expected<llvm::Value *>(
+                            const ElementIndex &)> generator);
+
+  // --- Fusion support (used by the fusion emitter) --------------------------
+  /// While emitting a fused computation: inner parameter -> the fusion's
+  /// operand, and inner root -> the fusion's own output.
+  void bindFusion(const ir::Instruction &fusion);
+  void unbindFusion(const ir::Instruction &fusion);
+
+  /// Constant globals, created on first use (private, unnamed_addr, 64-byte
+  /// aligned); the total bytes are reported as weightsBytes.
+  llvm::GlobalVariable *constantGlobal(const ir::Instruction &constant);
+  int64_t weightsBytes() const { return weightsBytes_; }
+
+  /// Error naming the instruction, for opcode/dtype pairs not lowered.
+  static Error unsupported(const ir::Instruction &instruction,
+                           std::string_view what = {});
+
+private:
+  analysis::ValueRef resolve(analysis::ValueRef value) const;
+
+  llvm::Module &module_;
+  llvm::IRBuilder<> &builder_;
+  const analysis::BufferAssignment &buffers_;
+  const CodeGenOptions &options_;
+  unsigned vectorBits_;
+  bool nativeRounding_ = false;
+  llvm::Value *args_ = nullptr, *results_ = nullptr, *arena_ = nullptr;
+  std::map<const ir::Instruction *, llvm::GlobalVariable *> constants_;
+  std::map<int64_t, llvm::Value *> argPointers_;
+  std::map<int64_t, llvm::Value *> resultPointers_;
+  // Inner parameter -> fusion operand; inner root -> fusion (aliases).
+  std::map<const ir::Instruction *, const ir::Instruction *> fusionParams_;
+  int64_t weightsBytes_ = 0;
+};
+
+/// One emitter per opcode: emits code computing `instruction` into
+/// ctx.outputBuffer(instruction). Rows live in Emitters.def.
+using OpEmitter = Error (*)(EmitterContext &ctx,
+                            const ir::Instruction &instruction);
+
+/// The emitter registered for `opcode`, or nullptr when the opcode has no
+/// row yet (emitModule then reports "codegen: opcode 'x' is not supported
+/// yet" naming the instruction).
+OpEmitter lookupEmitter(ir::Opcode opcode);
+
+/// Emits `instruction` through its table row (errors for missing rows).
+Error emitInstruction(EmitterContext &ctx, const ir::Instruction &instruction);
+
+} // namespace kiln::codegen
+
+#endif // KILN_LIB_CODEGEN_EMITTERCONTEXT_H

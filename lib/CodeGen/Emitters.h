@@ -1,0 +1,44 @@
+//===- Emitters.h - Declarations of every per-opcode emitter ----*- C++ -*-===//
+//
+// The functions named in Emitters.def, plus the scalar/vector building
+// blocks other emitters reuse (e.g. a reduce combining with `maximum` must
+// propagate NaN exactly like the elementwise op does).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_LIB_CODEGEN_EMITTERS_H
+#define KILN_LIB_CODEGEN_EMITTERS_H
+
+#include "EmitterContext.h"
+
+namespace kiln::codegen {
+
+#define KILN_EMITTER(Op, Function)                                             \
+  Error Function(EmitterContext &ctx, const ir::Instruction &instruction);
+#include "Emitters.def"
+// Rows may share a function; redeclaring is harmless.
+
+/// Applies elementwise opcode `opcode` (not compare/convert, which need more
+/// than the operand dtype) to compute values `operands` of dtype `dtype`.
+/// Works for scalars and vectors. Returns nullptr when the opcode/dtype pair
+/// is not lowered.
+llvm::Value *emitElementwiseOp(EmitterContext &ctx, ir::Opcode opcode,
+                               ir::DType dtype,
+                               llvm::ArrayRef<llvm::Value *> operands);
+/// `compare` with kiln's semantics: float compares are ordered except NE.
+llvm::Value *emitCompare(EmitterContext &ctx, ir::ComparisonDirection direction,
+                         ir::DType dtype, llvm::Value *lhs, llvm::Value *rhs);
+/// `convert` from compute values of `from` to compute values of `to`.
+llvm::Value *emitConvert(EmitterContext &ctx, ir::DType from, ir::DType to,
+                         llvm::Value *value);
+/// The element of an elemental opcode (elementwise, iota, broadcast,
+/// reshape, transpose, slice, concatenate, pad, reverse) at `index`, reading
+/// operands through ctx.elementOf. Errors for other opcodes.
+Expected<llvm::Value *> generateElement(EmitterContext &ctx,
+                                        const ir::Instruction &instruction,
+                                        const ElementIndex &index);
+/// Whether generateElement handles `opcode`.
+bool isElementalOpcode(ir::Opcode opcode);
+
+} // namespace kiln::codegen
+
+#endif // KILN_LIB_CODEGEN_EMITTERS_H

@@ -1,0 +1,319 @@
+//===- IndexingEmitter.cpp - gather, dynamic slices, sort, top-k ----------===//
+//
+// Start indices of gather and the dynamic slices are clamped so the slice
+// stays in bounds (XLA's rule), which also keeps every generated load in
+// bounds whatever the caller passes. sort works in place in its result
+// buffers (there is no allocator and it needs no scratch): operands are
+// copied in, then each row is insertion-sorted, moving the raw element bits
+// of every operand alongside the key. Insertion sort is stable and O(n^2);
+// it is meant for the modest sort lengths models use. top-k keeps a sorted
+// window of k candidates per row in its result buffers.
+//
+//===----------------------------------------------------------------------===//
+#include "ComputeHelpers.h"
+#include "Emitters.h"
+
+#include <llvm/IR/Constants.h>
+
+#include <algorithm>
+
+namespace kiln::codegen {
+
+using ir::DType;
+using ir::Instruction;
+using llvm::ArrayRef;
+using llvm::Value;
+
+namespace {
+
+/// Start index `d` of a dynamic-slice / dynamic-update-slice as i64, before
+/// clamping: one scalar operand per dimension from `firstStart` on.
+Expected<Value *> startIndex(EmitterContext &ctx, const Instruction &inst,
+                             size_t firstStart, size_t d) {
+  const Instruction &operand = *inst.operand(firstStart + d);
+  Expected<Value *> value = ctx.operandElement(inst, firstStart + d, {});
+  if (!value)
+    return value.takeError();
+  return indexToI64(ctx, operand.shape().dtype(), *value);
+}
+
+/// Clamped start indices so that [start, start + sizes) lies in `dims`.
+Expected<std::vector<Value *>> clampedStarts(EmitterContext &ctx,
+                                             const Instruction &inst,
+                                             size_t firstStart,
+                                             ArrayRef<int64_t> dims,
+                                             ArrayRef<int64_t> sizes) {
+  std::vector<Value *> starts;
+  for (size_t d = 0; d < dims.size(); ++d) {
+    Expected<Value *> start = startIndex(ctx, inst, firstStart, d);
+    if (!start)
+      return start.takeError();
+    starts.push_back(clampI64(ctx, *start, 0, dims[d] - sizes[d]));
+  }
+  return starts;
+}
+
+Value *elementPointer(EmitterContext &ctx, const BufferRef &buffer,
+                      Value *linear) {
+  return ctx.builder().CreateGEP(ctx.storageType(buffer.dtype), buffer.address,
+                                 linear);
+}
+
+/// Raw element bits: moving elements this way never rounds or canonicalizes.
+Value *loadRaw(EmitterContext &ctx, const BufferRef &buffer, Value *linear) {
+  return ctx.builder().CreateAlignedLoad(ctx.storageType(buffer.dtype),
+                                         elementPointer(ctx, buffer, linear),
+                                         llvm::Align(buffer.align));
+}
+
+void storeRaw(EmitterContext &ctx, const BufferRef &buffer, Value *linear,
+              Value *raw) {
+  ctx.builder().CreateAlignedStore(raw, elementPointer(ctx, buffer, linear),
+                                   llvm::Align(buffer.align));
+}
+
+/// Copies operand `operand` of `inst` (materialized or fused) into `out`.
+Error copyOperand(EmitterContext &ctx, const Instruction &inst, size_t operand,
+                  const BufferRef &out) {
+  bool inMemory = ctx.operandBuffer(inst, operand).has_value();
+  return ctx.emitElementLoop(out, inMemory, [&](const ElementIndex &index) {
+    return ctx.elementOf(*inst.operand(operand), index);
+  });
+}
+
+/// Emits `j = start; while (j > 0 && before(j - 1)) { move(j - 1, j); --j; }`
+/// and returns the final j. `before` only runs when j > 0, so it may load
+/// element j - 1.
+Expected<Value *>
+emitShiftLoop(EmitterContext &ctx, Value *start,
+              llvm::function_ref<Expected<Value *>(Value *)> before,
+              llvm::function_ref<void(Value *, Value *)> move) {
+  auto &b = ctx.builder();
+  llvm::Function *function = b.GetInsertBlock()->getParent();
+  llvm::LLVMContext &context = ctx.context();
+  llvm::BasicBlock *preheader = b.GetInsertBlock();
+  auto *cond = llvm::BasicBlock::Create(context, "shift.cond", function);
+  auto *check = llvm::BasicBlock::Create(context, "shift.check", function);
+  auto *body = llvm::BasicBlock::Create(context, "shift.body", function);
+  auto *exit = llvm::BasicBlock::Create(context, "shift.exit", function);
+  b.CreateBr(cond);
+
+  b.SetInsertPoint(cond);
+  llvm::PHINode *j = b.CreatePHI(b.getInt64Ty(), 2, "j");
+  j->addIncoming(start, preheader);
+  b.CreateCondBr(b.CreateICmpSGT(j, ctx.i64(0)), check, exit);
+
+  b.SetInsertPoint(check);
+  Value *previous = b.CreateSub(j, ctx.i64(1));
+  Expected<Value *> goesBefore = before(previous);
+  if (!goesBefore)
+    return goesBefore.takeError();
+  b.CreateCondBr(*goesBefore, body, exit);
+
+  b.SetInsertPoint(body);
+  move(previous, j);
+  j->addIncoming(previous, b.GetInsertBlock());
+  b.CreateBr(cond);
+
+  b.SetInsertPoint(exit);
+  return j;
+}
+
+/// The sort's result buffers, one per operand.
+std::vector<BufferRef> sortOutputs(EmitterContext &ctx, const Instruction &inst) {
+  if (inst.operandCount() == 1)
+    return {ctx.outputBuffer(inst)};
+  std::vector<BufferRef> outs;
+  for (size_t i = 0; i < inst.operandCount(); ++i)
+    outs.push_back(ctx.outputBuffer(inst, int64_t(i)));
+  return outs;
+}
+
+} // namespace
+
+Error emitDynamicSlice(EmitterContext &ctx, const Instruction &instruction) {
+  const ir::Shape &in = instruction.operand(0)->shape();
+  const auto &sizes = instruction.shape().dims();
+  BufferRef out = ctx.outputBuffer(instruction);
+  auto starts = clampedStarts(ctx, instruction, 1, in.dims(), sizes);
+  if (!starts)
+    return starts.takeError();
+  auto &b = ctx.builder();
+  return ctx.emitElementLoop(out, false, [&](const ElementIndex &index) {
+    std::vector<Value *> source;
+    for (size_t d = 0; d < sizes.size(); ++d)
+      source.push_back(b.CreateAdd((*starts)[d], index.indices[d]));
+    return ctx.operandElement(instruction, 0, source);
+  });
+}
+
+Error emitDynamicUpdateSlice(EmitterContext &ctx,
+                             const Instruction &instruction) {
+  const ir::Shape &in = instruction.operand(0)->shape();
+  const auto &updateDims = instruction.operand(1)->shape().dims();
+  BufferRef out = ctx.outputBuffer(instruction);
+  auto starts = clampedStarts(ctx, instruction, 2, in.dims(), updateDims);
+  if (!starts)
+    return starts.takeError();
+  if (Error e = copyOperand(ctx, instruction, 0, out))
+    return e;
+  auto &b = ctx.builder();
+  return ctx.emitLoopNest(updateDims, [&](ArrayRef<Value *> u) -> Error {
+    Expected<Value *> value = ctx.operandElement(instruction, 1, u);
+    if (!value)
+      return value.takeError();
+    std::vector<Value *> target;
+    for (size_t d = 0; d < updateDims.size(); ++d)
+      target.push_back(b.CreateAdd((*starts)[d], u[d]));
+    ctx.storeElement(out, linearOrZero(ctx, target, in.dims()), *value);
+    return Error::success();
+  });
+}
+
+Error emitGather(EmitterContext &ctx, const Instruction &instruction) {
+  const auto &g = instruction.attrs().gather;
+  const auto &sliceSizes = instruction.attrs().sizes;
+  const ir::Shape &in = instruction.operand(0)->shape();
+  const ir::Shape &indices = instruction.operand(1)->shape();
+  const auto &outDims = instruction.shape().dims();
+  auto contains = [](ArrayRef<int64_t> list, int64_t v) {
+    return std::find(list.begin(), list.end(), v) != list.end();
+  };
+  std::vector<int64_t> batchDims, offsetOperandDims;
+  for (int64_t d = 0; d < int64_t(outDims.size()); ++d)
+    if (!contains(g.offsetDims, d))
+      batchDims.push_back(d);
+  for (int64_t d = 0; d < in.rank(); ++d)
+    if (!contains(g.collapsedSliceDims, d))
+      offsetOperandDims.push_back(d);
+  BufferRef out = ctx.outputBuffer(instruction);
+  auto &b = ctx.builder();
+
+  return ctx.emitElementLoop(out, false, [&](const ElementIndex &index)
+                                             -> Expected<Value *> {
+    std::vector<Value *> batch;
+    for (int64_t d : batchDims)
+      batch.push_back(index.indices[size_t(d)]);
+    std::vector<Value *> source(size_t(in.rank()), ctx.i64(0));
+    for (size_t k = 0; k < g.startIndexMap.size(); ++k) {
+      std::vector<Value *> at = batch;
+      if (g.indexVectorDim < indices.rank())
+        at.insert(at.begin() + g.indexVectorDim, ctx.i64(int64_t(k)));
+      Expected<Value *> start = ctx.operandElement(instruction, 1, at);
+      if (!start)
+        return start.takeError();
+      int64_t d = g.startIndexMap[k];
+      source[size_t(d)] = clampI64(
+          ctx, indexToI64(ctx, indices.dtype(), *start), 0,
+          in.dim(size_t(d)) - sliceSizes[size_t(d)]);
+    }
+    for (size_t j = 0; j < offsetOperandDims.size(); ++j) {
+      size_t d = size_t(offsetOperandDims[j]);
+      source[d] = b.CreateAdd(source[d], index.indices[size_t(g.offsetDims[j])]);
+    }
+    return ctx.operandElement(instruction, 0, source);
+  });
+}
+
+Error emitSort(EmitterContext &ctx, const Instruction &instruction) {
+  const ir::Shape &keys = instruction.operand(0)->shape();
+  int64_t axis = instruction.attrs().dimensions.at(0);
+  bool descending = instruction.attrs().descending;
+  std::vector<BufferRef> outs = sortOutputs(ctx, instruction);
+  for (size_t i = 0; i < outs.size(); ++i)
+    if (Error e = copyOperand(ctx, instruction, i, outs[i]))
+      return e;
+  int64_t length = keys.dim(size_t(axis));
+  int64_t stride = keys.strides()[size_t(axis)];
+  std::vector<int64_t> rowDims = keys.dims();
+  rowDims.erase(rowDims.begin() + axis);
+  auto &b = ctx.builder();
+  DType keyType = keys.dtype();
+
+  return ctx.emitLoopNest(rowDims, [&](ArrayRef<Value *> row) -> Error {
+    Value *base = linearOrZero(
+        ctx, mergeIndices(row, {ctx.i64(0)}, {axis}, keys.rank()), keys.dims());
+    auto at = [&](Value *position) {
+      return b.CreateAdd(base, b.CreateMul(position, ctx.i64(stride)));
+    };
+    return ctx.emitLoop(1, length, 1, [&](Value *i) -> Error {
+      std::vector<Value *> held;
+      for (const BufferRef &out : outs)
+        held.push_back(loadRaw(ctx, out, at(i)));
+      Value *key = ctx.toCompute(keyType, held[0]);
+      auto before = [&](Value *previous) -> Expected<Value *> {
+        Value *other = ctx.toCompute(keyType, loadRaw(ctx, outs[0], at(previous)));
+        return sortsBefore(ctx, keyType, key, other, descending);
+      };
+      auto move = [&](Value *from, Value *to) {
+        for (const BufferRef &out : outs)
+          storeRaw(ctx, out, at(to), loadRaw(ctx, out, at(from)));
+      };
+      Expected<Value *> j = emitShiftLoop(ctx, i, before, move);
+      if (!j)
+        return j.takeError();
+      for (size_t q = 0; q < outs.size(); ++q)
+        storeRaw(ctx, outs[q], at(*j), held[q]);
+      return Error::success();
+    }, "s");
+  });
+}
+
+Error emitTopK(EmitterContext &ctx, const Instruction &instruction) {
+  const ir::Shape &in = instruction.operand(0)->shape();
+  int64_t k = instruction.attrs().k;
+  int64_t length = in.dims().back();
+  bool largest = instruction.attrs().largest;
+  BufferRef values = ctx.outputBuffer(instruction, 0);
+  BufferRef positions = ctx.outputBuffer(instruction, 1);
+  std::vector<int64_t> rowDims(in.dims().begin(), in.dims().end() - 1);
+  DType dtype = in.dtype();
+  auto &b = ctx.builder();
+  if (k == 0)
+    return Error::success();
+
+  return ctx.emitLoopNest(rowDims, [&](ArrayRef<Value *> row) -> Error {
+    std::vector<Value *> first(row.begin(), row.end());
+    first.push_back(ctx.i64(0));
+    Value *base = ctx.linearIndex(first, values.dims);
+    auto slot = [&](Value *j) { return b.CreateAdd(base, j); };
+    return ctx.emitLoop(0, length, 1, [&](Value *i) -> Error {
+      std::vector<Value *> source(row.begin(), row.end());
+      source.push_back(i);
+      Expected<Value *> x = ctx.operandElement(instruction, 0, source);
+      if (!x)
+        return x.takeError();
+      // Position k is "outside the window": candidates shifted there drop
+      // out (clamping the write to k-1 makes that move a self-copy).
+      Value *start = b.CreateSelect(b.CreateICmpSLT(i, ctx.i64(k)), i, ctx.i64(k));
+      auto clampSlot = [&](Value *j) {
+        return slot(b.CreateSelect(b.CreateICmpSLT(j, ctx.i64(k)), j,
+                                   ctx.i64(k - 1)));
+      };
+      auto before = [&](Value *previous) -> Expected<Value *> {
+        Value *other = ctx.loadElement(values, slot(previous));
+        return sortsBefore(ctx, dtype, *x, other, /*descending=*/largest);
+      };
+      auto move = [&](Value *from, Value *to) {
+        storeRaw(ctx, values, clampSlot(to), loadRaw(ctx, values, slot(from)));
+        storeRaw(ctx, positions, clampSlot(to),
+                 loadRaw(ctx, positions, slot(from)));
+      };
+      Expected<Value *> j = emitShiftLoop(ctx, start, before, move);
+      if (!j)
+        return j.takeError();
+      Value *inserted = b.CreateICmpSLT(*j, ctx.i64(k));
+      Value *target = clampSlot(*j);
+      Value *oldValue = loadRaw(ctx, values, target);
+      Value *oldPosition = loadRaw(ctx, positions, target);
+      Value *newValue = ctx.toStorage(dtype, *x);
+      Value *newPosition = b.CreateTrunc(i, ctx.storageType(positions.dtype));
+      storeRaw(ctx, values, target, b.CreateSelect(inserted, newValue, oldValue));
+      storeRaw(ctx, positions, target,
+               b.CreateSelect(inserted, newPosition, oldPosition));
+      return Error::success();
+    }, "tk");
+  });
+}
+
+} // namespace kiln::codegen

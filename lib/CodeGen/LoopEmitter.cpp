@@ -1,0 +1,225 @@
+//===- LoopEmitter.cpp - Counted loops, indices and storage conversions ---===//
+//
+// Loops are emitted rotated (body first, test at the bottom) because every
+// trip count is static and known non-zero when a loop is emitted at all.
+// f16/bf16 conversions are integer bit manipulations in IR (branch-free, so
+// they vectorize) rather than fpext/fptrunc, which become libcalls on CPUs
+// without native half support.
+//
+//===----------------------------------------------------------------------===//
+#include "EmitterContext.h"
+
+#include <llvm/IR/Constants.h>
+
+namespace kiln::codegen {
+
+using ir::DType;
+using llvm::Value;
+
+Error EmitterContext::emitLoop(int64_t begin, int64_t end, int64_t step,
+                               llvm::function_ref<Error(Value *)> body,
+                               llvm::StringRef name) {
+  if (begin >= end)
+    return Error::success();
+  llvm::Function *function = builder_.GetInsertBlock()->getParent();
+  llvm::BasicBlock *preheader = builder_.GetInsertBlock();
+  llvm::BasicBlock *loop =
+      llvm::BasicBlock::Create(context(), name + ".loop", function);
+  llvm::BasicBlock *exit =
+      llvm::BasicBlock::Create(context(), name + ".exit", function);
+  builder_.CreateBr(loop);
+  builder_.SetInsertPoint(loop);
+  llvm::PHINode *induction = builder_.CreatePHI(builder_.getInt64Ty(), 2, name);
+  induction->addIncoming(i64(begin), preheader);
+  if (Error e = body(induction))
+    return e;
+  Value *next = builder_.CreateNUWAdd(induction, i64(step), name + ".next");
+  induction->addIncoming(next, builder_.GetInsertBlock());
+  Value *more = builder_.CreateICmpSLT(next, i64(end));
+  builder_.CreateCondBr(more, loop, exit);
+  builder_.SetInsertPoint(exit);
+  return Error::success();
+}
+
+Error EmitterContext::emitLoopNest(llvm::ArrayRef<int64_t> dims, LoopBody body,
+                                   llvm::StringRef name) {
+  for (int64_t d : dims)
+    if (d == 0)
+      return Error::success();
+  std::vector<Value *> indices;
+  // Recursion over dimensions: each level opens one loop.
+  std::function<Error(size_t)> level = [&](size_t d) -> Error {
+    if (d == dims.size())
+      return body(indices);
+    return emitLoop(0, dims[d], 1, [&](Value *iv) -> Error {
+      indices.push_back(iv);
+      Error e = level(d + 1);
+      indices.pop_back();
+      return e;
+    }, (name + llvm::Twine(d)).str());
+  };
+  return level(0);
+}
+
+Value *EmitterContext::linearIndex(llvm::ArrayRef<Value *> indices,
+                                   llvm::ArrayRef<int64_t> dims) {
+  assert(indices.size() == dims.size() && "index rank mismatch");
+  Value *linear = i64(0);
+  int64_t stride = 1;
+  for (size_t d = dims.size(); d-- > 0;) {
+    Value *term = stride == 1 ? indices[d]
+                              : builder_.CreateNUWMul(indices[d], i64(stride));
+    linear = d + 1 == dims.size() ? term : builder_.CreateNUWAdd(linear, term);
+    stride *= dims[d];
+  }
+  return linear;
+}
+
+std::vector<Value *> EmitterContext::delinearize(Value *linear,
+                                                 llvm::ArrayRef<int64_t> dims) {
+  std::vector<Value *> indices(dims.size());
+  int64_t stride = 1;
+  for (size_t d = dims.size(); d-- > 0;) {
+    Value *q = stride == 1 ? linear : builder_.CreateUDiv(linear, i64(stride));
+    indices[d] = d == 0 ? q : builder_.CreateURem(q, i64(dims[d]));
+    stride *= dims[d];
+  }
+  return indices;
+}
+
+Error EmitterContext::emitElementLoop(
+    const BufferRef &output, bool vectorizable,
+    llvm::function_ref<Expected<Value *>(const ElementIndex &)> generator) {
+  int64_t count = output.numElements();
+  auto store = [&](ElementIndex index) -> Error {
+    Expected<Value *> value = generator(index);
+    if (!value)
+      return value.takeError();
+    storeElement(output, index.linear, *value);
+    return Error::success();
+  };
+  if (!vectorizable)
+    return emitLoopNest(output.dims, [&](llvm::ArrayRef<Value *> indices) {
+      ElementIndex index{{indices.begin(), indices.end()},
+                         linearIndex(indices, output.dims), 1};
+      return store(std::move(index));
+    });
+  unsigned lanes = vectorLanes(output.dtype);
+  int64_t vectorEnd = lanes > 1 ? count - count % lanes : 0;
+  if (Error e = emitLoop(0, vectorEnd, lanes, [&](Value *i) {
+        return store(ElementIndex{{}, i, lanes});
+      }, "v"))
+    return e;
+  return emitLoop(vectorEnd, count, 1, [&](Value *i) {
+    return store(ElementIndex{{}, i, 1});
+  }, "t");
+}
+
+// --- Storage conversions ----------------------------------------------------
+
+/// Splat-aware integer constant of the same shape as `like`.
+static Value *intLike(llvm::IRBuilder<> &b, Value *like, uint64_t value) {
+  return llvm::ConstantInt::get(like->getType(), value);
+}
+
+static llvm::Type *withLanes(llvm::Type *scalar, Value *like) {
+  if (auto *vec = llvm::dyn_cast<llvm::FixedVectorType>(like->getType()))
+    return llvm::FixedVectorType::get(scalar, vec->getNumElements());
+  return scalar;
+}
+
+/// IEEE half bits -> float (exact), after F. Giesen's half_to_float.
+static Value *halfToFloat(llvm::IRBuilder<> &b, Value *bits16) {
+  llvm::Type *i32 = withLanes(b.getInt32Ty(), bits16);
+  llvm::Type *f32 = withLanes(b.getFloatTy(), bits16);
+  Value *h = b.CreateZExt(bits16, i32);
+  Value *o = b.CreateShl(b.CreateAnd(h, intLike(b, h, 0x7fff)), intLike(b, h, 13));
+  Value *exp = b.CreateAnd(o, intLike(b, h, 0x7c00u << 13));
+  o = b.CreateAdd(o, intLike(b, h, (127 - 15) << 23));
+  Value *isSpecial = b.CreateICmpEQ(exp, intLike(b, h, 0x7c00u << 13));
+  Value *isSmall = b.CreateICmpEQ(exp, intLike(b, h, 0));
+  Value *special = b.CreateAdd(o, intLike(b, h, (128 - 16) << 23));
+  // Zero/subnormal: renormalize through a float subtraction of 2^-14.
+  Value *small = b.CreateFSub(
+      b.CreateBitCast(b.CreateAdd(o, intLike(b, h, 1 << 23)), f32),
+      llvm::ConstantFP::get(f32, 6.103515625e-05));
+  Value *result = b.CreateSelect(isSpecial, special, o);
+  result = b.CreateSelect(isSmall, b.CreateBitCast(small, i32), result);
+  Value *sign = b.CreateShl(b.CreateAnd(h, intLike(b, h, 0x8000)), intLike(b, h, 16));
+  return b.CreateBitCast(b.CreateOr(result, sign), f32);
+}
+
+/// float -> IEEE half bits, round to nearest even (Giesen's
+/// float_to_half_fast3_rtne made branch-free).
+static Value *floatToHalf(llvm::IRBuilder<> &b, Value *value) {
+  llvm::Type *i32 = withLanes(b.getInt32Ty(), value);
+  llvm::Type *i16 = withLanes(b.getInt16Ty(), value);
+  llvm::Type *f32 = withLanes(b.getFloatTy(), value);
+  Value *u = b.CreateBitCast(value, i32);
+  Value *sign = b.CreateAnd(u, intLike(b, u, 0x80000000u));
+  Value *a = b.CreateXor(u, sign);
+  // Inf or NaN (or too large: rounds to inf).
+  Value *isHuge = b.CreateICmpUGE(a, intLike(b, u, (127 + 16) << 23));
+  Value *isNan = b.CreateICmpUGT(a, intLike(b, u, 255u << 23));
+  Value *huge = b.CreateSelect(isNan, intLike(b, u, 0x7e00), intLike(b, u, 0x7c00));
+  // Subnormal or zero: align mantissa with a magic float add (RNE).
+  const uint32_t magic = ((127 - 15) + (23 - 10) + 1) << 23;
+  Value *isSmall = b.CreateICmpULT(a, intLike(b, u, 113u << 23));
+  Value *sum = b.CreateFAdd(b.CreateBitCast(a, f32),
+                            b.CreateBitCast(intLike(b, u, magic), f32));
+  Value *small = b.CreateSub(b.CreateBitCast(sum, i32), intLike(b, u, magic));
+  // Normal: rebias exponent and round to nearest even.
+  Value *odd = b.CreateAnd(b.CreateLShr(a, intLike(b, u, 13)), intLike(b, u, 1));
+  Value *normal = b.CreateAdd(a, intLike(b, u, uint32_t((15 - 127) << 23) + 0xfff));
+  normal = b.CreateLShr(b.CreateAdd(normal, odd), intLike(b, u, 13));
+  Value *result = b.CreateSelect(isSmall, small, normal);
+  result = b.CreateSelect(isHuge, huge, result);
+  result = b.CreateOr(result, b.CreateLShr(sign, intLike(b, u, 16)));
+  return b.CreateTrunc(result, i16);
+}
+
+/// float -> bfloat16 bits, round to nearest even; NaN stays a quiet NaN.
+static Value *floatToBfloat(llvm::IRBuilder<> &b, Value *value) {
+  llvm::Type *i32 = withLanes(b.getInt32Ty(), value);
+  llvm::Type *i16 = withLanes(b.getInt16Ty(), value);
+  Value *u = b.CreateBitCast(value, i32);
+  Value *lsb = b.CreateAnd(b.CreateLShr(u, intLike(b, u, 16)), intLike(b, u, 1));
+  Value *rounded = b.CreateAdd(b.CreateAdd(u, intLike(b, u, 0x7fff)), lsb);
+  Value *quiet = b.CreateOr(u, intLike(b, u, 0x00400000));
+  Value *isNan = b.CreateFCmpUNO(value, value);
+  Value *bits = b.CreateSelect(isNan, quiet, rounded);
+  return b.CreateTrunc(b.CreateLShr(bits, intLike(b, u, 16)), i16);
+}
+
+Value *EmitterContext::toCompute(DType dtype, Value *stored) {
+  llvm::IRBuilder<> &b = builder_;
+  switch (dtype) {
+  case DType::Pred:
+    return b.CreateICmpNE(stored, llvm::Constant::getNullValue(stored->getType()));
+  case DType::F16:
+    return halfToFloat(b, stored);
+  case DType::BF16: {
+    Value *wide = b.CreateZExt(stored, withLanes(b.getInt32Ty(), stored));
+    return b.CreateBitCast(b.CreateShl(wide, intLike(b, wide, 16)),
+                           withLanes(b.getFloatTy(), stored));
+  }
+  default:
+    return stored;
+  }
+}
+
+Value *EmitterContext::toStorage(DType dtype, Value *computed) {
+  llvm::IRBuilder<> &b = builder_;
+  switch (dtype) {
+  case DType::Pred:
+    return b.CreateZExt(computed, withLanes(b.getInt8Ty(), computed));
+  case DType::F16:
+    return floatToHalf(b, computed);
+  case DType::BF16:
+    return floatToBfloat(b, computed);
+  default:
+    return computed;
+  }
+}
+
+} // namespace kiln::codegen

@@ -1,0 +1,475 @@
+//===- MathEmitter.cpp - Transcendentals as vectorizable LLVM IR ----------===//
+//
+// No libm: every function is straight-line IR (selects, no branches) made
+// of range reduction and a truncated Taylor/continued-fraction evaluation
+// whose truncation error is below the type's rounding error. Measured and
+// derived error bounds (documented in docs/ops.md too):
+//   exp   f32: Cody-Waite reduction to |r| <= ln2/2, degree-7 Taylor:
+//              <= 2 ulp. f64: degree 13: <= 2 ulp.
+//   log   f32/f64: mantissa in [sqrt(1/2), sqrt(2)], atanh series in
+//              f = (m-1)/(m+1) (5 / 11 terms): <= 2 ulp.
+//   tanh  = expm1(2|x|) / (expm1(2|x|) + 2), sign restored: <= 4 ulp.
+//   logistic = 1 / (1 + exp(-x)): <= 3 ulp.
+//   erf, sin, cos, atan2, pow and fmod of f32 are computed in f64 and
+//   rounded once, so they are faithfully rounded (<= 1 ulp) in f32.
+//   erf   f64: Taylor (33 terms) for |x| < 2, erfc continued fraction
+//              (40 terms) above: relative error < 1e-14.
+//   sin/cos f64: reduction by pi/2 in three 33-bit pieces (exact for
+//              |x| < 2^20 * pi/2; beyond, the error grows with |x|), Taylor
+//              to degree 17/18 on [-pi/4, pi/4]: <= 2 ulp in range.
+//   atan2 f64: reduction to |t| <= tan(pi/8), 22-term Taylor: <= 2 ulp.
+//   pow   f64: exp(y * log|x|) plus C99's special cases; relative error
+//              grows with |y log x| (about 1e-13 near overflow).
+//   fmod: quotient truncated, remainder computed exactly with Dekker's
+//              product: exact while |x/y| < 2^52.
+//
+//===----------------------------------------------------------------------===//
+#include "Math.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Intrinsics.h>
+
+#include <cmath>
+#include <limits>
+
+namespace kiln::codegen::math {
+
+using llvm::Value;
+
+static constexpr double kInf = std::numeric_limits<double>::infinity();
+
+static Value *fc(Value *like, double value) {
+  return llvm::ConstantFP::get(like->getType(), value);
+}
+static bool isDouble(Value *x) {
+  return x->getType()->getScalarType()->isDoubleTy();
+}
+/// The integer type with x's lane count and element width.
+static llvm::Type *bitsType(Value *x) {
+  llvm::Type *scalar = llvm::Type::getIntNTy(
+      x->getContext(), x->getType()->getScalarSizeInBits());
+  if (auto *vec = llvm::dyn_cast<llvm::FixedVectorType>(x->getType()))
+    return llvm::FixedVectorType::get(scalar, vec->getNumElements());
+  return scalar;
+}
+static Value *ic(llvm::Type *type, uint64_t value) {
+  return llvm::ConstantInt::get(type, value);
+}
+
+/// coefficients[0] * x^(n-1) + ... + coefficients[n-1], by Horner.
+static Value *horner(llvm::IRBuilder<> &b, Value *x,
+                     llvm::ArrayRef<double> coefficients) {
+  Value *acc = fc(x, coefficients[0]);
+  for (size_t i = 1; i < coefficients.size(); ++i)
+    acc = b.CreateFAdd(b.CreateFMul(acc, x), fc(x, coefficients[i]));
+  return acc;
+}
+
+/// Runs `body` in f64 for f32 inputs and rounds the result once.
+template <typename F> static Value *inDouble(EmitterContext &ctx, Value *x, F body) {
+  if (isDouble(x))
+    return body(x);
+  llvm::IRBuilder<> &b = ctx.builder();
+  llvm::Type *f64 = b.getDoubleTy();
+  if (auto *vec = llvm::dyn_cast<llvm::FixedVectorType>(x->getType()))
+    f64 = llvm::FixedVectorType::get(f64, vec->getNumElements());
+  return b.CreateFPTrunc(body(b.CreateFPExt(x, f64)), x->getType());
+}
+
+Value *isNan(EmitterContext &ctx, Value *x) {
+  return ctx.builder().CreateFCmpUNO(x, x);
+}
+Value *fabs(EmitterContext &ctx, Value *x) {
+  return ctx.builder().CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+}
+Value *copysign(EmitterContext &ctx, Value *magnitude, Value *sign) {
+  return ctx.builder().CreateBinaryIntrinsic(llvm::Intrinsic::copysign,
+                                             magnitude, sign);
+}
+static Value *signBit(EmitterContext &ctx, Value *x) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  return b.CreateICmpSLT(b.CreateBitCast(x, bitsType(x)), ic(bitsType(x), 0));
+}
+
+// --- Rounding -----------------------------------------------------------------
+
+/// Largest power of two below which a float may have a fraction.
+static double fractionLimit(Value *x) { return isDouble(x) ? 0x1p52 : 0x1p23; }
+
+Value *roundEven(EmitterContext &ctx, Value *x) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  if (ctx.nativeRounding())
+    return b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, x);
+  // Adding and removing 2^p rounds to an integer in the current (nearest
+  // even) rounding mode.
+  Value *ax = fabs(ctx, x);
+  Value *limit = fc(x, fractionLimit(x));
+  Value *r = copysign(ctx, b.CreateFSub(b.CreateFAdd(ax, limit), limit), x);
+  return b.CreateSelect(b.CreateFCmpOLT(ax, limit), r, x);
+}
+
+Value *trunc(EmitterContext &ctx, Value *x) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  if (ctx.nativeRounding())
+    return b.CreateUnaryIntrinsic(llvm::Intrinsic::trunc, x);
+  Value *ax = fabs(ctx, x);
+  Value *r = roundEven(ctx, ax);
+  r = b.CreateSelect(b.CreateFCmpOGT(r, ax), b.CreateFSub(r, fc(x, 1.0)), r);
+  return copysign(ctx, r, x);
+}
+
+Value *floor(EmitterContext &ctx, Value *x) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  if (ctx.nativeRounding())
+    return b.CreateUnaryIntrinsic(llvm::Intrinsic::floor, x);
+  Value *r = roundEven(ctx, x);
+  r = b.CreateSelect(b.CreateFCmpOGT(r, x), b.CreateFSub(r, fc(x, 1.0)), r);
+  return copysign(ctx, r, x);
+}
+
+Value *ceil(EmitterContext &ctx, Value *x) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  if (ctx.nativeRounding())
+    return b.CreateUnaryIntrinsic(llvm::Intrinsic::ceil, x);
+  Value *r = roundEven(ctx, x);
+  r = b.CreateSelect(b.CreateFCmpOLT(r, x), b.CreateFAdd(r, fc(x, 1.0)), r);
+  return copysign(ctx, r, x); // ceil(-0.5) is -0
+}
+
+Value *roundAwayFromZero(EmitterContext &ctx, Value *x) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  Value *t = trunc(ctx, x);
+  Value *away = b.CreateFCmpOGE(fabs(ctx, b.CreateFSub(x, t)), fc(x, 0.5));
+  Value *r = b.CreateSelect(away, b.CreateFAdd(t, copysign(ctx, fc(x, 1.0), x)), t);
+  return copysign(ctx, r, x);
+}
+
+// --- exp / log ------------------------------------------------------------------
+
+/// p * 2^n for an integral float n in [-1100, 1100], split in two factors
+/// so both stay normal while the product may be subnormal or overflow.
+static Value *scaleByPowerOfTwo(EmitterContext &ctx, Value *p, Value *n) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  bool dbl = isDouble(p);
+  llvm::Type *it = bitsType(p);
+  Value *ni = b.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {it, n->getType()}, {n});
+  Value *n1 = b.CreateAShr(ni, ic(it, 1));
+  Value *n2 = b.CreateSub(ni, n1);
+  uint64_t bias = dbl ? 1023 : 127, mbits = dbl ? 52 : 23;
+  auto power = [&](Value *k) {
+    return b.CreateBitCast(b.CreateShl(b.CreateAdd(k, ic(it, bias)), ic(it, mbits)),
+                           p->getType());
+  };
+  return b.CreateFMul(b.CreateFMul(p, power(n1)), power(n2));
+}
+
+/// Taylor coefficients of e^r - 1 - ... from degree `degree` down to `low`.
+static std::vector<double> expTaylor(int degree, int low) {
+  std::vector<double> c;
+  for (int k = degree; k >= low; --k)
+    c.push_back(1.0 / std::tgamma(double(k) + 1.0));
+  return c;
+}
+
+Value *exp(EmitterContext &ctx, Value *x) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  bool dbl = isDouble(x);
+  double hi = dbl ? 710.0 : 89.0, lo = dbl ? -746.0 : -104.0;
+  Value *xc = b.CreateSelect(b.CreateFCmpOGT(x, fc(x, hi)), fc(x, hi), x);
+  xc = b.CreateSelect(b.CreateFCmpOLT(xc, fc(x, lo)), fc(x, lo), xc);
+  Value *n = roundEven(ctx, b.CreateFMul(xc, fc(x, 1.4426950408889634)));
+  double ln2hi = dbl ? 6.93147180369123816490e-01 : 0.693359375;
+  double ln2lo = dbl ? 1.90821492927058770002e-10 : -2.12194440e-4;
+  Value *r = b.CreateFSub(xc, b.CreateFMul(n, fc(x, ln2hi)));
+  r = b.CreateFSub(r, b.CreateFMul(n, fc(x, ln2lo)));
+  Value *p = horner(b, r, expTaylor(dbl ? 13 : 7, 0));
+  Value *result = scaleByPowerOfTwo(ctx, p, n);
+  result = b.CreateSelect(b.CreateFCmpOGT(x, fc(x, hi)), fc(x, kInf), result);
+  return b.CreateSelect(b.CreateFCmpOLT(x, fc(x, lo)), fc(x, 0.0), result);
+}
+
+/// e^y - 1 for y >= 0 without cancellation near 0.
+static Value *expm1NonNegative(EmitterContext &ctx, Value *y) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  Value *series = b.CreateFMul(y, horner(b, y, expTaylor(isDouble(y) ? 16 : 9, 1)));
+  // horner above evaluates sum_{k=1..D} y^(k-1)/k!, times y.
+  Value *direct = b.CreateFSub(exp(ctx, y), fc(y, 1.0));
+  return b.CreateSelect(b.CreateFCmpOLT(y, fc(y, 0.34657359027997264)), series,
+                        direct);
+}
+
+Value *log(EmitterContext &ctx, Value *x) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  bool dbl = isDouble(x);
+  llvm::Type *it = bitsType(x);
+  uint64_t mbits = dbl ? 52 : 23, bias = dbl ? 1023 : 127;
+  uint64_t expMask = dbl ? 0x7ff : 0xff;
+  // Subnormals: scale into the normal range first.
+  Value *sub = b.CreateFCmpOLT(x, fc(x, dbl ? 0x1p-1022 : 0x1p-126));
+  Value *xs = b.CreateSelect(sub, b.CreateFMul(x, fc(x, dbl ? 0x1p52 : 0x1p23)), x);
+  Value *bits = b.CreateBitCast(xs, it);
+  Value *e = b.CreateSub(b.CreateAnd(b.CreateLShr(bits, ic(it, mbits)), ic(it, expMask)),
+                         ic(it, bias));
+  e = b.CreateSub(e, b.CreateSelect(sub, ic(it, mbits), ic(it, 0)));
+  Value *mantissa = b.CreateOr(b.CreateAnd(bits, ic(it, (uint64_t(1) << mbits) - 1)),
+                               ic(it, bias << mbits));
+  Value *m = b.CreateBitCast(mantissa, x->getType()); // [1, 2)
+  Value *big = b.CreateFCmpOGT(m, fc(x, 1.4142135623730951));
+  m = b.CreateSelect(big, b.CreateFMul(m, fc(x, 0.5)), m);
+  e = b.CreateAdd(e, b.CreateZExt(big, it));
+  Value *f = b.CreateFDiv(b.CreateFSub(m, fc(x, 1.0)), b.CreateFAdd(m, fc(x, 1.0)));
+  Value *s = b.CreateFMul(f, f);
+  std::vector<double> series; // 1/(2k+1) for k = K..0
+  for (int k = dbl ? 11 : 5; k >= 0; --k)
+    series.push_back(1.0 / double(2 * k + 1));
+  Value *logm = b.CreateFMul(b.CreateFMul(f, fc(x, 2.0)), horner(b, s, series));
+  Value *ef = b.CreateSIToFP(e, x->getType());
+  double ln2hi = dbl ? 6.93147180369123816490e-01 : 0.693359375;
+  double ln2lo = dbl ? 1.90821492927058770002e-10 : -2.12194440e-4;
+  Value *result = b.CreateFAdd(b.CreateFMul(ef, fc(x, ln2hi)),
+                               b.CreateFAdd(logm, b.CreateFMul(ef, fc(x, ln2lo))));
+  result = b.CreateSelect(b.CreateFCmpOEQ(x, fc(x, kInf)), x, result);
+  result = b.CreateSelect(b.CreateFCmpOEQ(x, fc(x, 0.0)), fc(x, -kInf), result);
+  Value *invalid = b.CreateFCmpULT(x, fc(x, 0.0)); // negative or NaN
+  return b.CreateSelect(invalid, fc(x, std::nan("")), result);
+}
+
+Value *tanh(EmitterContext &ctx, Value *x) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  Value *ax = fabs(ctx, x);
+  Value *em1 = expm1NonNegative(ctx, b.CreateFMul(ax, fc(x, 2.0)));
+  Value *t = b.CreateFDiv(em1, b.CreateFAdd(em1, fc(x, 2.0)));
+  Value *saturated = b.CreateFCmpOGT(ax, fc(x, isDouble(x) ? 22.0 : 9.0));
+  return copysign(ctx, b.CreateSelect(saturated, fc(x, 1.0), t), x);
+}
+
+Value *logistic(EmitterContext &ctx, Value *x) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  Value *e = exp(ctx, b.CreateFNeg(x));
+  return b.CreateFDiv(fc(x, 1.0), b.CreateFAdd(fc(x, 1.0), e));
+}
+
+// --- erf ----------------------------------------------------------------------
+
+static Value *erfDouble(EmitterContext &ctx, Value *x) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  Value *ax = fabs(ctx, x);
+  Value *s = b.CreateFMul(ax, ax);
+  // |x| < 2: 2/sqrt(pi) * sum (-1)^n x^(2n+1) / (n! (2n+1)).
+  std::vector<double> taylor;
+  for (int n = 32; n >= 0; --n)
+    taylor.push_back((n % 2 ? -1.0 : 1.0) * 1.1283791670955126 /
+                     (std::tgamma(double(n) + 1.0) * double(2 * n + 1)));
+  Value *small = b.CreateFMul(ax, horner(b, s, taylor));
+  // |x| >= 2: erfc = exp(-x^2)/sqrt(pi) / (x + (1/2)/(x + 1/(x + ...))).
+  Value *safe = b.CreateSelect(b.CreateFCmpOLT(ax, fc(x, 2.0)), fc(x, 2.0), ax);
+  Value *fraction = safe;
+  for (int k = 40; k >= 1; --k)
+    fraction = b.CreateFAdd(safe, b.CreateFDiv(fc(x, k * 0.5), fraction));
+  Value *gauss = exp(ctx, b.CreateFNeg(b.CreateFMul(safe, safe)));
+  Value *erfc = b.CreateFDiv(b.CreateFMul(gauss, fc(x, 0.5641895835477563)), fraction);
+  Value *large = b.CreateFSub(fc(x, 1.0), erfc);
+  Value *result = b.CreateSelect(b.CreateFCmpOLT(ax, fc(x, 2.0)), small, large);
+  result = b.CreateSelect(b.CreateFCmpOGT(ax, fc(x, 6.0)), fc(x, 1.0), result);
+  result = b.CreateSelect(isNan(ctx, x), x, result);
+  return copysign(ctx, result, x);
+}
+
+Value *erf(EmitterContext &ctx, Value *x) {
+  return inDouble(ctx, x, [&](Value *v) { return erfDouble(ctx, v); });
+}
+
+// --- sin / cos ------------------------------------------------------------------
+
+/// sin(x + quadrantShift * pi/2) in f64.
+static Value *sinQuadrant(EmitterContext &ctx, Value *x, uint64_t quadrantShift) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  Value *j = roundEven(ctx, b.CreateFMul(x, fc(x, 0.63661977236758134)));
+  Value *r = b.CreateFSub(x, b.CreateFMul(j, fc(x, 1.57079632673412561417e+00)));
+  r = b.CreateFSub(r, b.CreateFMul(j, fc(x, 6.07710050630396597660e-11)));
+  r = b.CreateFSub(r, b.CreateFMul(j, fc(x, 2.02226624871116645580e-21)));
+  llvm::Type *it = bitsType(x);
+  Value *q = b.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {it, x->getType()}, {j});
+  q = b.CreateAnd(b.CreateAdd(q, ic(it, quadrantShift)), ic(it, 3));
+  Value *s = b.CreateFMul(r, r);
+  std::vector<double> sinSeries, cosSeries; // in s = r^2
+  for (int k = 8; k >= 0; --k)
+    sinSeries.push_back((k % 2 ? -1.0 : 1.0) / std::tgamma(double(2 * k + 2)));
+  for (int k = 9; k >= 0; --k)
+    cosSeries.push_back((k % 2 ? -1.0 : 1.0) / std::tgamma(double(2 * k + 1)));
+  Value *sinR = b.CreateFMul(r, horner(b, s, sinSeries));
+  Value *cosR = horner(b, s, cosSeries);
+  Value *odd = b.CreateICmpNE(b.CreateAnd(q, ic(it, 1)), ic(it, 0));
+  Value *negate = b.CreateICmpNE(b.CreateAnd(q, ic(it, 2)), ic(it, 0));
+  Value *v = b.CreateSelect(odd, cosR, sinR);
+  return b.CreateSelect(negate, b.CreateFNeg(v), v);
+}
+
+Value *sin(EmitterContext &ctx, Value *x) {
+  return inDouble(ctx, x, [&](Value *v) {
+    Value *r = sinQuadrant(ctx, v, 0);
+    // sin(+-0) = +-0 exactly.
+    return ctx.builder().CreateSelect(
+        ctx.builder().CreateFCmpOEQ(v, fc(v, 0.0)), v, r);
+  });
+}
+
+Value *cos(EmitterContext &ctx, Value *x) {
+  return inDouble(ctx, x, [&](Value *v) { return sinQuadrant(ctx, v, 1); });
+}
+
+// --- atan2 --------------------------------------------------------------------
+
+/// atan(t) for t >= 0 (t may be +inf), in f64.
+static Value *atanNonNegative(EmitterContext &ctx, Value *t) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  Value *big = b.CreateFCmpOGT(t, fc(t, 2.414213562373095));
+  Value *mid = b.CreateFCmpOGT(t, fc(t, 0.41421356237309503));
+  Value *z = b.CreateSelect(
+      big, b.CreateFDiv(fc(t, -1.0), t),
+      b.CreateSelect(mid, b.CreateFDiv(b.CreateFSub(t, fc(t, 1.0)),
+                                       b.CreateFAdd(t, fc(t, 1.0))),
+                     t));
+  const double morebits = 6.123233995736765886130e-17; // pi/2 - double(pi/2)
+  Value *offset = b.CreateSelect(big, fc(t, 1.5707963267948966),
+                                 b.CreateSelect(mid, fc(t, 0.7853981633974483),
+                                                fc(t, 0.0)));
+  Value *extra = b.CreateSelect(big, fc(t, morebits),
+                                b.CreateSelect(mid, fc(t, 0.5 * morebits),
+                                               fc(t, 0.0)));
+  std::vector<double> series; // (-1)^k / (2k+1), k = 21..0
+  for (int k = 21; k >= 0; --k)
+    series.push_back((k % 2 ? -1.0 : 1.0) / double(2 * k + 1));
+  Value *atanZ = b.CreateFMul(z, horner(b, b.CreateFMul(z, z), series));
+  return b.CreateFAdd(offset, b.CreateFAdd(atanZ, extra));
+}
+
+static Value *atan2Double(EmitterContext &ctx, Value *y, Value *x) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  Value *ax = fabs(ctx, x), *ay = fabs(ctx, y);
+  Value *base = atanNonNegative(ctx, b.CreateFDiv(ay, ax));
+  Value *bothZero = b.CreateAnd(b.CreateFCmpOEQ(ax, fc(x, 0.0)),
+                                b.CreateFCmpOEQ(ay, fc(x, 0.0)));
+  Value *bothInf = b.CreateAnd(b.CreateFCmpOEQ(ax, fc(x, kInf)),
+                               b.CreateFCmpOEQ(ay, fc(x, kInf)));
+  base = b.CreateSelect(bothZero, fc(x, 0.0), base);
+  base = b.CreateSelect(bothInf, fc(x, 0.7853981633974483), base);
+  // Left half-plane (including x = -0): reflect.
+  Value *reflected = b.CreateFSub(fc(x, 3.141592653589793),
+                                  b.CreateFSub(base, fc(x, 1.2246467991473532e-16)));
+  base = b.CreateSelect(signBit(ctx, x), reflected, base);
+  Value *result = copysign(ctx, base, y);
+  Value *nan = b.CreateFCmpUNO(x, y);
+  return b.CreateSelect(nan, b.CreateFAdd(x, y), result);
+}
+
+Value *atan2(EmitterContext &ctx, Value *y, Value *x) {
+  if (isDouble(y))
+    return atan2Double(ctx, y, x);
+  llvm::IRBuilder<> &b = ctx.builder();
+  llvm::Type *f64 = b.getDoubleTy();
+  if (auto *vec = llvm::dyn_cast<llvm::FixedVectorType>(y->getType()))
+    f64 = llvm::FixedVectorType::get(f64, vec->getNumElements());
+  return b.CreateFPTrunc(atan2Double(ctx, b.CreateFPExt(y, f64), b.CreateFPExt(x, f64)),
+                         y->getType());
+}
+
+// --- pow, fmod ------------------------------------------------------------------
+
+static Value *powDouble(EmitterContext &ctx, Value *x, Value *y) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  Value *ax = fabs(ctx, x), *ay = fabs(ctx, y);
+  Value *r = exp(ctx, b.CreateFMul(y, log(ctx, ax)));
+  Value *yInteger = b.CreateFCmpOEQ(floor(ctx, y), y);
+  Value *half = b.CreateFMul(y, fc(y, 0.5));
+  Value *yOdd = b.CreateAnd(yInteger, b.CreateFCmpUNE(floor(ctx, half), half));
+  r = b.CreateSelect(b.CreateAnd(signBit(ctx, x), yOdd), b.CreateFNeg(r), r);
+  // A finite negative base to a finite non-integer power is NaN.
+  Value *invalid = b.CreateAnd(
+      b.CreateAnd(b.CreateFCmpOLT(x, fc(x, 0.0)), b.CreateFCmpOGT(x, fc(x, -kInf))),
+      b.CreateAnd(b.CreateFCmpOLT(ay, fc(y, kInf)), b.CreateNot(yInteger)));
+  r = b.CreateSelect(invalid, fc(x, std::nan("")), r);
+  Value *unitInf = b.CreateAnd(b.CreateFCmpOEQ(ax, fc(x, 1.0)),
+                               b.CreateFCmpOEQ(ay, fc(y, kInf)));
+  Value *one = b.CreateOr(unitInf, b.CreateOr(b.CreateFCmpOEQ(x, fc(x, 1.0)),
+                                              b.CreateFCmpOEQ(y, fc(y, 0.0))));
+  return b.CreateSelect(one, fc(x, 1.0), r);
+}
+
+Value *pow(EmitterContext &ctx, Value *x, Value *y) {
+  if (isDouble(x))
+    return powDouble(ctx, x, y);
+  llvm::IRBuilder<> &b = ctx.builder();
+  llvm::Type *f64 = b.getDoubleTy();
+  if (auto *vec = llvm::dyn_cast<llvm::FixedVectorType>(x->getType()))
+    f64 = llvm::FixedVectorType::get(f64, vec->getNumElements());
+  return b.CreateFPTrunc(powDouble(ctx, b.CreateFPExt(x, f64), b.CreateFPExt(y, f64)),
+                         x->getType());
+}
+
+/// Veltkamp split of a double into two 26-bit halves.
+static std::pair<Value *, Value *> split(llvm::IRBuilder<> &b, Value *a) {
+  Value *c = b.CreateFMul(a, fc(a, 134217729.0)); // 2^27 + 1
+  Value *hi = b.CreateFSub(c, b.CreateFSub(c, a));
+  return {hi, b.CreateFSub(a, hi)};
+}
+
+static Value *fmodDouble(EmitterContext &ctx, Value *x, Value *y) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  Value *q = trunc(ctx, b.CreateFDiv(x, y));
+  // q*y = p + e exactly (Dekker), so x - p - e is the exact remainder.
+  Value *p = b.CreateFMul(q, y);
+  auto [qh, ql] = split(b, q);
+  auto [yh, yl] = split(b, y);
+  Value *e = b.CreateFSub(b.CreateFMul(qh, yh), p);
+  e = b.CreateFAdd(e, b.CreateFMul(qh, yl));
+  e = b.CreateFAdd(e, b.CreateFMul(ql, yh));
+  e = b.CreateFAdd(e, b.CreateFMul(ql, yl));
+  Value *r = b.CreateFSub(b.CreateFSub(x, p), e);
+  // The rounded quotient may be one off: bring r into [0, |y|) * sign(x).
+  Value *ay = fabs(ctx, y);
+  Value *step = copysign(ctx, ay, x);
+  Value *wrongSign = b.CreateFCmpOLT(b.CreateFMul(r, x), fc(x, 0.0));
+  r = b.CreateSelect(wrongSign, b.CreateFAdd(r, step), r);
+  r = b.CreateSelect(b.CreateFCmpOGE(fabs(ctx, r), ay), b.CreateFSub(r, step), r);
+  r = copysign(ctx, r, x);
+  Value *keepX = b.CreateAnd(b.CreateFCmpOEQ(ay, fc(y, kInf)),
+                             b.CreateFCmpOLT(fabs(ctx, x), fc(x, kInf)));
+  return b.CreateSelect(keepX, x, r);
+}
+
+Value *fmod(EmitterContext &ctx, Value *x, Value *y) {
+  if (isDouble(x))
+    return fmodDouble(ctx, x, y);
+  llvm::IRBuilder<> &b = ctx.builder();
+  llvm::Type *f64 = b.getDoubleTy();
+  if (auto *vec = llvm::dyn_cast<llvm::FixedVectorType>(x->getType()))
+    f64 = llvm::FixedVectorType::get(f64, vec->getNumElements());
+  return b.CreateFPTrunc(fmodDouble(ctx, b.CreateFPExt(x, f64), b.CreateFPExt(y, f64)),
+                         x->getType());
+}
+
+// --- maximum / minimum ----------------------------------------------------------
+
+/// On equal inputs the bit patterns are combined so that max(-0, +0) = +0
+/// (AND of the bits) and min(-0, +0) = -0 (OR); NaN wins over everything.
+static Value *fextremum(EmitterContext &ctx, Value *a, Value *b, bool isMax) {
+  llvm::IRBuilder<> &ir = ctx.builder();
+  Value *pick = isMax ? ir.CreateFCmpOGT(a, b) : ir.CreateFCmpOLT(a, b);
+  Value *r = ir.CreateSelect(pick, a, b);
+  llvm::Type *it = bitsType(a);
+  Value *ab = ir.CreateBitCast(a, it), *bb = ir.CreateBitCast(b, it);
+  Value *merged = ir.CreateBitCast(isMax ? ir.CreateAnd(ab, bb) : ir.CreateOr(ab, bb),
+                                   a->getType());
+  r = ir.CreateSelect(ir.CreateFCmpOEQ(a, b), merged, r);
+  return ir.CreateSelect(ir.CreateFCmpUNO(a, b), ir.CreateFAdd(a, b), r);
+}
+
+Value *fmaximum(EmitterContext &ctx, Value *a, Value *b) {
+  return fextremum(ctx, a, b, true);
+}
+Value *fminimum(EmitterContext &ctx, Value *a, Value *b) {
+  return fextremum(ctx, a, b, false);
+}
+
+} // namespace kiln::codegen::math

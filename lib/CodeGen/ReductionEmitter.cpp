@@ -1,0 +1,250 @@
+//===- ReductionEmitter.cpp - reduce, reduce-window, arg-max, arg-min -----===//
+//
+// Each output element keeps its accumulator in a register (an entry-block
+// alloca that mem2reg promotes) and folds the reduced elements into it in
+// row-major order, starting from the init value. f16/bf16 accumulate in f32
+// and round once on store. The reducer is applied through the elementwise
+// emitter, so `max`/`min` treat NaN exactly like `maximum`/`minimum`.
+//
+//===----------------------------------------------------------------------===//
+#include "ComputeHelpers.h"
+#include "Emitters.h"
+
+#include <algorithm>
+
+namespace kiln::codegen {
+
+using ir::DType;
+using ir::Instruction;
+using llvm::ArrayRef;
+using llvm::Value;
+
+namespace {
+
+/// The elementwise opcode each reducer kind combines with.
+constexpr std::pair<ir::ReducerKind, ir::Opcode> kReducerOps[] = {
+    {ir::ReducerKind::Add, ir::Opcode::Add},
+    {ir::ReducerKind::Mul, ir::Opcode::Multiply},
+    {ir::ReducerKind::Max, ir::Opcode::Maximum},
+    {ir::ReducerKind::Min, ir::Opcode::Minimum},
+    {ir::ReducerKind::And, ir::Opcode::And},
+    {ir::ReducerKind::Or, ir::Opcode::Or},
+};
+
+Expected<Value *> combine(EmitterContext &ctx, const Instruction &instruction,
+                          Value *acc, Value *element) {
+  ir::Opcode opcode = ir::Opcode::Add;
+  for (auto [kind, op] : kReducerOps)
+    if (kind == instruction.attrs().reducer)
+      opcode = op;
+  DType dtype = instruction.operand(0)->shape().dtype();
+  Value *result = emitElementwiseOp(ctx, opcode, dtype, {acc, element});
+  if (!result)
+    return EmitterContext::unsupported(instruction, "reducer for this dtype");
+  return result;
+}
+
+/// Dimensions of `dims` not listed in `removed`, in order.
+std::vector<int64_t> keptDims(ArrayRef<int64_t> dims,
+                              ArrayRef<int64_t> removed) {
+  std::vector<int64_t> kept;
+  for (int64_t d = 0; d < int64_t(dims.size()); ++d)
+    if (std::find(removed.begin(), removed.end(), d) == removed.end())
+      kept.push_back(dims[size_t(d)]);
+  return kept;
+}
+
+} // namespace
+
+Error emitReduce(EmitterContext &ctx, const Instruction &instruction) {
+  const ir::Shape &in = instruction.operand(0)->shape();
+  std::vector<int64_t> reduced = instruction.attrs().dimensions;
+  std::sort(reduced.begin(), reduced.end());
+  std::vector<int64_t> reducedSizes;
+  for (int64_t d : reduced)
+    reducedSizes.push_back(in.dim(size_t(d)));
+  std::vector<int64_t> outDims = keptDims(in.dims(), reduced);
+  BufferRef out = ctx.outputBuffer(instruction);
+  llvm::AllocaInst *acc = entryAlloca(ctx, ctx.computeType(in.dtype()));
+  auto &b = ctx.builder();
+
+  Expected<Value *> init = ctx.operandElement(instruction, 1, {});
+  if (!init)
+    return init.takeError();
+  return ctx.emitLoopNest(outDims, [&](ArrayRef<Value *> outIndex) -> Error {
+    b.CreateStore(*init, acc);
+    Error inner = ctx.emitLoopNest(
+        reducedSizes,
+        [&](ArrayRef<Value *> redIndex) -> Error {
+          auto full = mergeIndices(outIndex, redIndex, reduced, in.rank());
+          Expected<Value *> element = ctx.operandElement(instruction, 0, full);
+          if (!element)
+            return element.takeError();
+          Expected<Value *> next = combine(
+              ctx, instruction, b.CreateLoad(acc->getAllocatedType(), acc),
+              *element);
+          if (!next)
+            return next.takeError();
+          b.CreateStore(*next, acc);
+          return Error::success();
+        },
+        "r");
+    if (inner)
+      return inner;
+    ctx.storeElement(out, linearOrZero(ctx, outIndex, outDims),
+                     b.CreateLoad(acc->getAllocatedType(), acc));
+    return Error::success();
+  });
+}
+
+namespace {
+
+/// The operand position one window tap reads, or "padding" (valid=false).
+struct WindowTap {
+  std::vector<Value *> index; // clamped into bounds, safe to load
+  Value *valid = nullptr;
+};
+
+/// Maps output index + window index to the operand element in the padded,
+/// base-dilated input: pos = out*stride + w*windowDilation - padLow, valid
+/// when inside the dilated input and not on a dilation hole.
+WindowTap windowTap(EmitterContext &ctx, const Instruction &instruction,
+                    ArrayRef<Value *> outIndex, ArrayRef<Value *> winIndex) {
+  auto &b = ctx.builder();
+  const ir::Shape &in = instruction.operand(0)->shape();
+  WindowTap tap;
+  tap.valid = b.getTrue();
+  for (size_t d = 0; d < size_t(in.rank()); ++d) {
+    const ir::WindowDim &w = instruction.attrs().window[d];
+    int64_t dilatedSize = (in.dim(d) - 1) * w.baseDilation + 1;
+    Value *pos = b.CreateSub(
+        b.CreateAdd(b.CreateMul(outIndex[d], ctx.i64(w.stride)),
+                    b.CreateMul(winIndex[d], ctx.i64(w.windowDilation))),
+        ctx.i64(w.padLow));
+    Value *inside = b.CreateAnd(b.CreateICmpSGE(pos, ctx.i64(0)),
+                                b.CreateICmpSLT(pos, ctx.i64(dilatedSize)));
+    Value *safe = clampI64(ctx, pos, 0, dilatedSize - 1);
+    if (w.baseDilation != 1) {
+      Value *onHole = b.CreateICmpNE(
+          b.CreateURem(safe, ctx.i64(w.baseDilation)), ctx.i64(0));
+      inside = b.CreateAnd(inside, b.CreateNot(onHole));
+      safe = b.CreateUDiv(safe, ctx.i64(w.baseDilation));
+    }
+    tap.valid = b.CreateAnd(tap.valid, inside);
+    tap.index.push_back(safe);
+  }
+  return tap;
+}
+
+} // namespace
+
+Error emitReduceWindow(EmitterContext &ctx, const Instruction &instruction) {
+  const ir::Shape &in = instruction.operand(0)->shape();
+  const auto &window = instruction.attrs().window;
+  if (int64_t(window.size()) != in.rank())
+    return EmitterContext::unsupported(instruction, "window rank mismatch");
+  std::vector<int64_t> windowSizes;
+  for (const ir::WindowDim &w : window)
+    windowSizes.push_back(w.size);
+  const auto &outDims = instruction.shape().dims();
+  BufferRef out = ctx.outputBuffer(instruction);
+  llvm::AllocaInst *acc = entryAlloca(ctx, ctx.computeType(in.dtype()));
+  auto &b = ctx.builder();
+  Expected<Value *> init = ctx.operandElement(instruction, 1, {});
+  if (!init)
+    return init.takeError();
+  if (in.numElements() == 0)
+    return Error::success();
+
+  return ctx.emitLoopNest(outDims, [&](ArrayRef<Value *> outIndex) -> Error {
+    b.CreateStore(*init, acc);
+    Error inner = ctx.emitLoopNest(
+        windowSizes,
+        [&](ArrayRef<Value *> winIndex) -> Error {
+          WindowTap tap = windowTap(ctx, instruction, outIndex, winIndex);
+          Expected<Value *> element =
+              ctx.operandElement(instruction, 0, tap.index);
+          if (!element)
+            return element.takeError();
+          // Padding and dilation holes hold the init value (XLA's rule).
+          Value *x = b.CreateSelect(tap.valid, *element, *init);
+          Expected<Value *> next = combine(
+              ctx, instruction, b.CreateLoad(acc->getAllocatedType(), acc), x);
+          if (!next)
+            return next.takeError();
+          b.CreateStore(*next, acc);
+          return Error::success();
+        },
+        "w");
+    if (inner)
+      return inner;
+    ctx.storeElement(out, linearOrZero(ctx, outIndex, outDims),
+                     b.CreateLoad(acc->getAllocatedType(), acc));
+    return Error::success();
+  });
+}
+
+namespace {
+
+/// arg-max (greater=true) / arg-min: the first index of the extreme value;
+/// a NaN is more extreme than any number and the first NaN wins (numpy).
+Error emitArgExtreme(EmitterContext &ctx, const Instruction &instruction,
+                     bool greater) {
+  const ir::Shape &in = instruction.operand(0)->shape();
+  DType dtype = in.dtype();
+  int64_t axis = instruction.attrs().dimensions.at(0);
+  int64_t length = in.dim(size_t(axis));
+  std::vector<int64_t> outDims = keptDims(in.dims(), {axis});
+  BufferRef out = ctx.outputBuffer(instruction);
+  DType indexType = instruction.shape().dtype();
+  llvm::AllocaInst *best = entryAlloca(ctx, ctx.computeType(dtype), "best");
+  llvm::AllocaInst *bestAt = entryAlloca(ctx, ctx.builder().getInt64Ty(), "at");
+  auto &b = ctx.builder();
+  if (length == 0)
+    return Error::success();
+
+  return ctx.emitLoopNest(outDims, [&](ArrayRef<Value *> outIndex) -> Error {
+    auto first = mergeIndices(outIndex, {ctx.i64(0)}, {axis}, in.rank());
+    Expected<Value *> start = ctx.operandElement(instruction, 0, first);
+    if (!start)
+      return start.takeError();
+    b.CreateStore(*start, best);
+    b.CreateStore(ctx.i64(0), bestAt);
+    Error inner = ctx.emitLoop(
+        1, length, 1,
+        [&](Value *at) -> Error {
+          auto full = mergeIndices(outIndex, {at}, {axis}, in.rank());
+          Expected<Value *> x = ctx.operandElement(instruction, 0, full);
+          if (!x)
+            return x.takeError();
+          Value *current = b.CreateLoad(best->getAllocatedType(), best);
+          Value *better = strictlyOrdered(ctx, dtype, *x, current, greater);
+          if (ir::isFloat(dtype))
+            better = b.CreateAnd(b.CreateNot(isNaN(ctx, dtype, current)),
+                                 b.CreateOr(isNaN(ctx, dtype, *x), better));
+          b.CreateStore(b.CreateSelect(better, *x, current), best);
+          Value *currentAt = b.CreateLoad(b.getInt64Ty(), bestAt);
+          b.CreateStore(b.CreateSelect(better, at, currentAt), bestAt);
+          return Error::success();
+        },
+        "k");
+    if (inner)
+      return inner;
+    Value *index = b.CreateTrunc(b.CreateLoad(b.getInt64Ty(), bestAt),
+                                 ctx.computeType(indexType));
+    ctx.storeElement(out, linearOrZero(ctx, outIndex, outDims), index);
+    return Error::success();
+  });
+}
+
+} // namespace
+
+Error emitArgMax(EmitterContext &ctx, const Instruction &instruction) {
+  return emitArgExtreme(ctx, instruction, /*greater=*/true);
+}
+
+Error emitArgMin(EmitterContext &ctx, const Instruction &instruction) {
+  return emitArgExtreme(ctx, instruction, /*greater=*/false);
+}
+
+} // namespace kiln::codegen
