@@ -1,6 +1,7 @@
 //===- RunDriver.cpp - `kiln run`: execute a model on .npy inputs ---------===//
 #include "kiln/Driver/Driver.h"
 
+#include "kiln/Driver/Compile.h"
 #include "kiln/Eval/Evaluator.h"
 #include "kiln/Support/FileUtils.h"
 
@@ -103,9 +104,8 @@ Expected<std::vector<ir::Literal>> execute(const ir::Module &module,
                                            bool reference) {
   if (reference)
     return eval::evaluateModule(module, args);
-  // The JIT path (lib/Target/Jit) plugs in here.
-  return makeError("running through the JIT is not yet available; use "
-                   "--reference to run the reference evaluator");
+  // The same code generator `kiln compile` uses, run in-process (JitRun.cpp).
+  return runWithJit(module, args);
 }
 } // namespace
 
