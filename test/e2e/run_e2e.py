@@ -72,7 +72,8 @@ def split_cases(path):
                 parse_directive(stripped[len('// e2e:'):], directives, path)
             if not stripped.startswith('//'):
                 kept.append(line)
-        name = stem if len(chunks) == 1 else f'{stem}_{i}'
+        module = re.search(r'^\s*HloModule\s+([\w.-]+)', chunk, re.M)
+        name = module.group(1) if module else f'{stem}_{i}'
         name = re.sub(r'[^A-Za-z0-9_]', '_', name)
         yield name, '\n'.join(kept) + '\n', directives
 
@@ -140,8 +141,14 @@ def run(cmd, cwd=None):
     return proc.stdout
 
 
-def fetch_file_name(name):
-    return re.sub(r'[^A-Za-z0-9_.-]', '_', name) + '.npy'
+def fetch_file_name(name, used):
+    """`kiln run`'s output file for a fetch: sanitized, `.N` on repeats."""
+    base = re.sub(r'[^A-Za-z0-9_.-]', '_', name)
+    stem, n = base, 1
+    while stem in used:
+        stem, n = f'{base}.{n}', n + 1
+    used.add(stem)
+    return stem + '.npy'
 
 
 def write_table(path, name, manifest):
@@ -260,8 +267,9 @@ class Harness:
                         for i in range(len(manifest['results']))]
         run(self.runner + [exe] + arg_files + ['--'] + result_files)
 
+        used = set()
         for i, res in enumerate(manifest['results']):
-            want = np.load(os.path.join(work, 'ref', fetch_file_name(res['name'])))
+            want = np.load(os.path.join(work, 'ref', fetch_file_name(res['name'], used)))
             got = np.fromfile(result_files[i], dtype=np.dtype(res['dtype']))
             got = got.reshape(res['shape'])
             compare(f'result {i} ({res["name"]})', got, want, directives['tol'])
@@ -275,6 +283,8 @@ class Harness:
             line, ok = f'PASS {name} [{self.flavour}]', True
         except CaseError as e:
             line, ok = f'FAIL {name} [{self.flavour}]: {e}', False
+        except Exception as e:  # a harness bug must still count as a failure
+            line, ok = f'FAIL {name} [{self.flavour}]: harness: {e!r}', False
         with self.lock:
             print(line, flush=True)
         return ok
