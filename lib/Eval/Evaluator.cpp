@@ -148,14 +148,22 @@ Expected<Value> evalValues(const Computation &computation,
   return values.at(computation.root());
 }
 
-/// The entry's results: a tuple root's elements (flattened), or the array.
-void flatten(Value value, std::vector<Literal> &results) {
+/// The entry's results: a tuple root's elements, or the array. Callers name
+/// results by the root's operands, so a nested tuple has no single literal
+/// and is an error rather than silently flattened.
+Error flatten(Value value, std::vector<Literal> &results) {
   if (!value.isTuple) {
     results.push_back(std::move(value.array));
-    return;
+    return Error::success();
   }
-  for (Value &element : value.elements)
-    flatten(std::move(element), results);
+  for (size_t i = 0; i < value.elements.size(); ++i) {
+    if (value.elements[i].isTuple)
+      return makeError("result {} is a tuple; results must be arrays "
+                       "(extract its elements with get-tuple-element)",
+                       i);
+    results.push_back(std::move(value.elements[i].array));
+  }
+  return Error::success();
 }
 
 Error checkArguments(const Computation &computation,
@@ -188,7 +196,8 @@ evaluateComputation(const Computation &computation,
   if (!result)
     return result.takeError();
   std::vector<Literal> results;
-  flatten(std::move(*result), results);
+  if (Error e = flatten(std::move(*result), results))
+    return e;
   return results;
 }
 
