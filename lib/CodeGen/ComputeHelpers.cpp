@@ -75,6 +75,17 @@ std::vector<Value *> mergeIndices(llvm::ArrayRef<Value *> free,
   return full;
 }
 
+Error emitVectorRow(EmitterContext &ctx, ir::DType dtype, int64_t n,
+                    llvm::function_ref<Error(Value *, unsigned)> body) {
+  unsigned lanes = std::max(1u, ctx.vectorLanes(dtype));
+  int64_t vectorEnd = lanes > 1 ? n - n % int64_t(lanes) : 0;
+  if (Error e = ctx.emitLoop(
+          0, vectorEnd, lanes, [&](Value *j) { return body(j, lanes); }, "j"))
+    return e;
+  return ctx.emitLoop(
+      vectorEnd, n, 1, [&](Value *j) { return body(j, 1); }, "jt");
+}
+
 Value *linearOrZero(EmitterContext &ctx, llvm::ArrayRef<Value *> indices,
                     llvm::ArrayRef<int64_t> dims) {
   if (indices.empty())

@@ -47,6 +47,11 @@ std::vector<llvm::Value *> mergeIndices(llvm::ArrayRef<llvm::Value *> free,
                                         llvm::ArrayRef<int64_t> fixedDims,
                                         int64_t rank);
 
+/// Runs body(j, lanes) over [0, n): full target vectors of `dtype`, then a
+/// scalar tail (lanes = 1).
+Error emitVectorRow(EmitterContext &ctx, ir::DType dtype, int64_t n,
+                    llvm::function_ref<Error(llvm::Value *, unsigned)> body);
+
 /// Linear index, giving i64 0 for rank 0.
 llvm::Value *linearOrZero(EmitterContext &ctx,
                           llvm::ArrayRef<llvm::Value *> indices,

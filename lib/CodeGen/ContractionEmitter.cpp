@@ -146,18 +146,6 @@ bool rowKernelApplies(EmitterContext &ctx, const Instruction &instruction,
   return ctx.operandBuffer(instruction, 0) && ctx.operandBuffer(instruction, 1);
 }
 
-/// Runs body(j, lanes) over [0, n): full target vectors, then a scalar tail.
-Error emitVectorRow(EmitterContext &ctx, DType dtype, int64_t n,
-                    llvm::function_ref<Error(Value *, unsigned)> body) {
-  unsigned lanes = std::max(1u, ctx.vectorLanes(dtype));
-  int64_t vectorEnd = lanes > 1 ? n - n % int64_t(lanes) : 0;
-  if (Error e = ctx.emitLoop(
-          0, vectorEnd, lanes, [&](Value *j) { return body(j, lanes); }, "j"))
-    return e;
-  return ctx.emitLoop(
-      vectorEnd, n, 1, [&](Value *j) { return body(j, 1); }, "jt");
-}
-
 /// The row kernel: zero out[b, i, :], then for each contracted k add
 /// lhs[b, i, k] * rhs[b, k, :] to it, walking rhs and out contiguously.
 Error emitDotRows(EmitterContext &ctx, const Instruction &instruction,

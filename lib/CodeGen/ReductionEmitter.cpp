@@ -54,12 +54,77 @@ std::vector<int64_t> keptDims(ArrayRef<int64_t> dims,
   return kept;
 }
 
+/// Whether the row path applies: the last dimension is kept (so rows of
+/// the operand map onto contiguous output rows), the operand is in memory,
+/// and partial results are exact in the output's storage (not f16/bf16,
+/// which would round every step, nor pred).
+bool rowReduceApplies(EmitterContext &ctx, const Instruction &instruction,
+                      ArrayRef<int64_t> reduced) {
+  const ir::Shape &in = instruction.operand(0)->shape();
+  DType dtype = in.dtype();
+  if (dtype == DType::F16 || dtype == DType::BF16 || dtype == DType::Pred)
+    return false;
+  if (reduced.empty() || in.rank() == 0 || in.numElements() == 0 ||
+      std::find(reduced.begin(), reduced.end(), in.rank() - 1) != reduced.end())
+    return false;
+  return ctx.operandBuffer(instruction, 0).has_value();
+}
+
+/// Fills the output with init, then walks the operand row by row and folds
+/// each row into its output row with target-width vectors. Every output
+/// element still folds its inputs in row-major order from init, exactly as
+/// the scalar path, so the results are identical; only the loop order (and
+/// contiguity) differs.
+Error emitRowReduce(EmitterContext &ctx, const Instruction &instruction,
+                    ArrayRef<int64_t> reduced, Value *init) {
+  const ir::Shape &inShape = instruction.operand(0)->shape();
+  DType dtype = inShape.dtype();
+  BufferRef in = *ctx.operandBuffer(instruction, 0);
+  BufferRef out = ctx.outputBuffer(instruction);
+  auto &b = ctx.builder();
+  if (Error e = emitVectorRow(ctx, dtype, out.numElements(),
+                              [&](Value *j, unsigned lanes) {
+                                ctx.storeElement(out, j,
+                                                 lanes > 1 ? b.CreateVectorSplat(lanes, init)
+                                                           : init);
+                                return Error::success();
+                              }))
+    return e;
+  std::vector<int64_t> rowDims(in.dims.begin(), in.dims.end() - 1);
+  int64_t n = in.dims.back();
+  return ctx.emitLoopNest(rowDims, [&](ArrayRef<Value *> row) -> Error {
+    std::vector<Value *> inIndex(row.begin(), row.end()), outIndex;
+    inIndex.push_back(ctx.i64(0));
+    for (int64_t d = 0; d < int64_t(inIndex.size()); ++d)
+      if (std::find(reduced.begin(), reduced.end(), d) == reduced.end())
+        outIndex.push_back(inIndex[size_t(d)]);
+    Value *inBase = ctx.linearIndex(inIndex, in.dims);
+    Value *outBase = ctx.linearIndex(outIndex, out.dims);
+    return emitVectorRow(ctx, dtype, n, [&](Value *j, unsigned lanes) -> Error {
+      Value *at = b.CreateAdd(outBase, j);
+      Value *x = ctx.loadElement(in, b.CreateAdd(inBase, j), lanes);
+      Expected<Value *> next =
+          combine(ctx, instruction, ctx.loadElement(out, at, lanes), x);
+      if (!next)
+        return next.takeError();
+      ctx.storeElement(out, at, *next);
+      return Error::success();
+    });
+  });
+}
+
 } // namespace
 
 Error emitReduce(EmitterContext &ctx, const Instruction &instruction) {
   const ir::Shape &in = instruction.operand(0)->shape();
   std::vector<int64_t> reduced = instruction.attrs().dimensions;
   std::sort(reduced.begin(), reduced.end());
+  if (rowReduceApplies(ctx, instruction, reduced)) {
+    Expected<Value *> init = ctx.operandElement(instruction, 1, {});
+    if (!init)
+      return init.takeError();
+    return emitRowReduce(ctx, instruction, reduced, *init);
+  }
   std::vector<int64_t> reducedSizes;
   for (int64_t d : reduced)
     reducedSizes.push_back(in.dim(size_t(d)));
