@@ -59,6 +59,10 @@ int main(int argc, char **argv) {
             argv[0], nArgs, nResults);
     return 2;
   }
+  if (nArgs > 64 || nResults > 64) {
+    fprintf(stderr, "driver supports at most 64 args and 64 results\n");
+    return 2;
+  }
   const void *args[64];
   void *results[64], *bases[128];
   unsigned char *copies[64];
