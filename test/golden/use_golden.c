@@ -26,7 +26,8 @@ int main(void) {
   results[1] = keep;
   results[2] = &steps_out;
   if (kiln_check_abi(DETECTOR_ABI_VERSION) != KILN_OK ||
-      !kiln_is_aligned(detector_arena, DETECTOR_ARENA_ALIGN))
+      !kiln_is_aligned(detector_arena, DETECTOR_ARENA_ALIGN) ||
+      !kiln_is_aligned(empty_arena, ADD_RELU_ARENA_ALIGN))
     return 1;
   status = detector_run(args, results, heap ? heap : detector_arena);
   kiln_arena_free(heap);
