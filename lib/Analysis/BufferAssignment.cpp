@@ -201,6 +201,10 @@ Error Builder::classifyFusion(const Instruction *fusion, int64_t position) {
 void Builder::computeLastUses(const std::vector<const Instruction *> &schedule) {
   std::vector<ValueRef> used;
   for (size_t position = 0; position < schedule.size(); ++position) {
+    // tuple and get-tuple-element only alias: their users count instead.
+    Opcode opcode = schedule[position]->opcode();
+    if (opcode == Opcode::Tuple || opcode == Opcode::GetTupleElement)
+      continue;
     used.clear();
     for (const Instruction *operand : schedule[position]->operands())
       containedValues(operand, used);
