@@ -24,8 +24,8 @@ Value *indexToI64(EmitterContext &ctx, ir::DType dtype, Value *value) {
 
 Value *clampI64(EmitterContext &ctx, Value *value, int64_t lo, int64_t hi) {
   auto &b = ctx.builder();
-  Value *low = b.CreateSelect(b.CreateICmpSLT(value, ctx.i64(lo)), ctx.i64(lo),
-                              value);
+  Value *low =
+      b.CreateSelect(b.CreateICmpSLT(value, ctx.i64(lo)), ctx.i64(lo), value);
   return b.CreateSelect(b.CreateICmpSGT(low, ctx.i64(hi)), ctx.i64(hi), low);
 }
 
@@ -35,8 +35,8 @@ Value *isNaN(EmitterContext &ctx, ir::DType dtype, Value *value) {
   return ctx.builder().CreateFCmpUNO(value, value);
 }
 
-Value *strictlyOrdered(EmitterContext &ctx, ir::DType dtype, Value *a,
-                       Value *b, bool greater) {
+Value *strictlyOrdered(EmitterContext &ctx, ir::DType dtype, Value *a, Value *b,
+                       bool greater) {
   auto &builder = ctx.builder();
   if (ir::isFloat(dtype))
     return greater ? builder.CreateFCmpOGT(a, b) : builder.CreateFCmpOLT(a, b);

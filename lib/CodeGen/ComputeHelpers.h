@@ -1,4 +1,5 @@
-//===- ComputeHelpers.h - Shared pieces of the compute-op emitters -*- C++ -*-===//
+//===- ComputeHelpers.h - Shared pieces of the compute-op emitters -*- C++
+//-*-===//
 //
 // Internal to lib/CodeGen: small IR-building helpers the reduction,
 // contraction and indexing emitters share (entry-block accumulators, index

@@ -83,9 +83,9 @@ DotPlan planDot(const Instruction &instruction) {
 Expected<Value *> multiplyAdd(EmitterContext &ctx, const Instruction &inst,
                               DType dtype, Value *acc, Value *a, Value *b) {
   Value *product = emitElementwiseOp(ctx, ir::Opcode::Multiply, dtype, {a, b});
-  Value *sum = product
-                   ? emitElementwiseOp(ctx, ir::Opcode::Add, dtype, {acc, product})
-                   : nullptr;
+  Value *sum =
+      product ? emitElementwiseOp(ctx, ir::Opcode::Add, dtype, {acc, product})
+              : nullptr;
   if (!sum)
     return EmitterContext::unsupported(inst, "multiply-add for this dtype");
   return sum;
@@ -109,16 +109,18 @@ Error emitDotGeneric(EmitterContext &ctx, const Instruction &instruction,
         plan.contractSizes,
         [&](ArrayRef<Value *> k) -> Error {
           Expected<Value *> x = ctx.operandElement(
-              instruction, 0, sideIndex(plan.lhs, plan.lhsRank, batch, lfree, k));
+              instruction, 0,
+              sideIndex(plan.lhs, plan.lhsRank, batch, lfree, k));
           if (!x)
             return x.takeError();
           Expected<Value *> y = ctx.operandElement(
-              instruction, 1, sideIndex(plan.rhs, plan.rhsRank, batch, rfree, k));
+              instruction, 1,
+              sideIndex(plan.rhs, plan.rhsRank, batch, rfree, k));
           if (!y)
             return y.takeError();
-          Expected<Value *> next = multiplyAdd(
-              ctx, instruction, dtype,
-              b.CreateLoad(acc->getAllocatedType(), acc), *x, *y);
+          Expected<Value *> next =
+              multiplyAdd(ctx, instruction, dtype,
+                          b.CreateLoad(acc->getAllocatedType(), acc), *x, *y);
           if (!next)
             return next.takeError();
           b.CreateStore(*next, acc);
@@ -175,9 +177,9 @@ Error emitDotRows(EmitterContext &ctx, const Instruction &instruction,
         plan.contractSizes,
         [&](ArrayRef<Value *> k) -> Error {
           Value *a = ctx.loadElement(
-              lhs, ctx.linearIndex(sideIndex(plan.lhs, plan.lhsRank, batch,
-                                             lfree, k),
-                                   lhs.dims));
+              lhs, ctx.linearIndex(
+                       sideIndex(plan.lhs, plan.lhsRank, batch, lfree, k),
+                       lhs.dims));
           Value *rhsBase = ctx.linearIndex(
               sideIndex(plan.rhs, plan.rhsRank, batch, {ctx.i64(0)}, k),
               rhs.dims);
@@ -227,7 +229,8 @@ ConvPlan planConv(const Instruction &instruction) {
   plan.dn = &attrs.conv;
   for (int64_t d : attrs.conv.kernelSpatial)
     plan.kernelSizes.push_back(kernel.dim(size_t(d)));
-  plan.inputFeaturesPerGroup = kernel.dim(size_t(attrs.conv.kernelInputFeature));
+  plan.inputFeaturesPerGroup =
+      kernel.dim(size_t(attrs.conv.kernelInputFeature));
   plan.kernelSizes.push_back(plan.inputFeaturesPerGroup);
   plan.inRank = in.rank();
   plan.kernelRank = kernel.rank();
@@ -247,7 +250,8 @@ struct ConvTap {
 };
 
 ConvTap convTap(EmitterContext &ctx, const Instruction &instruction,
-                const ConvPlan &plan, ArrayRef<Value *> o, ArrayRef<Value *> t) {
+                const ConvPlan &plan, ArrayRef<Value *> o,
+                ArrayRef<Value *> t) {
   auto &b = ctx.builder();
   const auto &dn = *plan.dn;
   const ir::Shape &in = instruction.operand(0)->shape();
@@ -268,10 +272,11 @@ ConvTap convTap(EmitterContext &ctx, const Instruction &instruction,
     const ir::WindowDim &w = instruction.attrs().window[s];
     int64_t size = in.dim(size_t(dn.inputSpatial[s]));
     int64_t dilatedSize = (size - 1) * w.baseDilation + 1;
-    Value *pos = b.CreateSub(
-        b.CreateAdd(b.CreateMul(o[size_t(dn.outputSpatial[s])], ctx.i64(w.stride)),
-                    b.CreateMul(t[s], ctx.i64(w.windowDilation))),
-        ctx.i64(w.padLow));
+    Value *pos =
+        b.CreateSub(b.CreateAdd(b.CreateMul(o[size_t(dn.outputSpatial[s])],
+                                            ctx.i64(w.stride)),
+                                b.CreateMul(t[s], ctx.i64(w.windowDilation))),
+                    ctx.i64(w.padLow));
     Value *inside = b.CreateAnd(b.CreateICmpSGE(pos, ctx.i64(0)),
                                 b.CreateICmpSLT(pos, ctx.i64(dilatedSize)));
     Value *safe = clampI64(ctx, pos, 0, dilatedSize - 1);
@@ -288,12 +293,104 @@ ConvTap convTap(EmitterContext &ctx, const Instruction &instruction,
   return tap;
 }
 
+/// Whether the feature-row kernel applies: output features are the last
+/// output dim and the kernel's output features its last dim (NHWC/HWIO and
+/// the like), no batch groups, both operands in memory, and partial sums
+/// exact in the output's storage (not f16/bf16/pred).
+bool convRowsApply(EmitterContext &ctx, const Instruction &instruction) {
+  const auto &dn = instruction.attrs().conv;
+  DType dtype = instruction.shape().dtype();
+  if (dtype == DType::F16 || dtype == DType::BF16 || dtype == DType::Pred)
+    return false;
+  if (dn.outputFeature != instruction.shape().rank() - 1 ||
+      dn.kernelOutputFeature != instruction.operand(1)->shape().rank() - 1 ||
+      instruction.attrs().batchGroupCount != 1)
+    return false;
+  return ctx.operandBuffer(instruction, 0) && ctx.operandBuffer(instruction, 1);
+}
+
+/// The feature-row kernel: for each output position and feature group, add
+/// x * kernel[tap, ci, group's features] to the contiguous output feature
+/// row with target-width vectors, skipping padding taps. Each output element
+/// sums the same taps in the same order as the generic path.
+Error emitConvRows(EmitterContext &ctx, const Instruction &instruction,
+                   const ConvPlan &plan) {
+  DType dtype = instruction.shape().dtype();
+  const auto &outDims = instruction.shape().dims();
+  BufferRef out = ctx.outputBuffer(instruction);
+  BufferRef in = *ctx.operandBuffer(instruction, 0);
+  BufferRef kernel = *ctx.operandBuffer(instruction, 1);
+  int64_t features = outDims.back(), perGroup = plan.outputsPerFeatureGroup;
+  std::vector<int64_t> positions(outDims.begin(), outDims.end() - 1);
+  auto &b = ctx.builder();
+  return ctx.emitLoopNest(positions, [&](ArrayRef<Value *> p) -> Error {
+    std::vector<Value *> o(p.begin(), p.end());
+    o.push_back(ctx.i64(0));
+    Value *outBase = ctx.linearIndex(o, outDims);
+    if (Error e =
+            emitVectorRow(ctx, dtype, features, [&](Value *j, unsigned lanes) {
+              ctx.storeElement(
+                  out, b.CreateAdd(outBase, j),
+                  llvm::Constant::getNullValue(ctx.computeType(dtype, lanes)));
+              return Error::success();
+            }))
+      return e;
+    return ctx.emitLoop(
+        0, instruction.attrs().featureGroupCount, 1,
+        [&](Value *g) {
+          Value *first = b.CreateMul(g, ctx.i64(perGroup));
+          o.back() = first;
+          return ctx.emitLoopNest(
+              plan.kernelSizes,
+              [&](ArrayRef<Value *> t) -> Error {
+                ConvTap tap = convTap(ctx, instruction, plan, o, t);
+                Value *x =
+                    ctx.loadElement(in, ctx.linearIndex(tap.input, in.dims));
+                Value *kernelBase = ctx.linearIndex(tap.kernel, kernel.dims);
+                Value *rowBase = b.CreateAdd(outBase, first);
+                llvm::Function *function = b.GetInsertBlock()->getParent();
+                auto *then = llvm::BasicBlock::Create(ctx.context(),
+                                                      "tap.valid", function);
+                auto *next = llvm::BasicBlock::Create(ctx.context(), "tap.next",
+                                                      function);
+                b.CreateCondBr(tap.valid, then, next);
+                b.SetInsertPoint(then);
+                if (Error e = emitVectorRow(
+                        ctx, dtype, perGroup,
+                        [&](Value *j, unsigned lanes) -> Error {
+                          Value *at = b.CreateAdd(rowBase, j);
+                          Value *w = ctx.loadElement(
+                              kernel, b.CreateAdd(kernelBase, j), lanes);
+                          Value *xs =
+                              lanes > 1 ? b.CreateVectorSplat(lanes, x) : x;
+                          Expected<Value *> sum = multiplyAdd(
+                              ctx, instruction, dtype,
+                              ctx.loadElement(out, at, lanes), xs, w);
+                          if (!sum)
+                            return sum.takeError();
+                          ctx.storeElement(out, at, *sum);
+                          return Error::success();
+                        }))
+                  return e;
+                b.CreateBr(next);
+                b.SetInsertPoint(next);
+                return Error::success();
+              },
+              "t");
+        },
+        "g");
+  });
+}
+
 } // namespace
 
 Error emitConvolution(EmitterContext &ctx, const Instruction &instruction) {
-  if (instruction.attrs().window.size() != instruction.attrs().conv.inputSpatial.size())
+  if (instruction.attrs().window.size() !=
+      instruction.attrs().conv.inputSpatial.size())
     return EmitterContext::unsupported(instruction, "window rank mismatch");
   ConvPlan plan = planConv(instruction);
+  if (convRowsApply(ctx, instruction))
+    return emitConvRows(ctx, instruction, plan);
   DType dtype = instruction.shape().dtype();
   const auto &outDims = instruction.shape().dims();
   BufferRef out = ctx.outputBuffer(instruction);

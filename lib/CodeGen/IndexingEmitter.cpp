@@ -38,11 +38,9 @@ Expected<Value *> startIndex(EmitterContext &ctx, const Instruction &inst,
 }
 
 /// Clamped start indices so that [start, start + sizes) lies in `dims`.
-Expected<std::vector<Value *>> clampedStarts(EmitterContext &ctx,
-                                             const Instruction &inst,
-                                             size_t firstStart,
-                                             ArrayRef<int64_t> dims,
-                                             ArrayRef<int64_t> sizes) {
+Expected<std::vector<Value *>>
+clampedStarts(EmitterContext &ctx, const Instruction &inst, size_t firstStart,
+              ArrayRef<int64_t> dims, ArrayRef<int64_t> sizes) {
   std::vector<Value *> starts;
   for (size_t d = 0; d < dims.size(); ++d) {
     Expected<Value *> start = startIndex(ctx, inst, firstStart, d);
@@ -120,7 +118,8 @@ emitShiftLoop(EmitterContext &ctx, Value *start,
 }
 
 /// The sort's result buffers, one per operand.
-std::vector<BufferRef> sortOutputs(EmitterContext &ctx, const Instruction &inst) {
+std::vector<BufferRef> sortOutputs(EmitterContext &ctx,
+                                   const Instruction &inst) {
   if (inst.operandCount() == 1)
     return {ctx.outputBuffer(inst)};
   std::vector<BufferRef> outs;
@@ -189,30 +188,31 @@ Error emitGather(EmitterContext &ctx, const Instruction &instruction) {
   BufferRef out = ctx.outputBuffer(instruction);
   auto &b = ctx.builder();
 
-  return ctx.emitElementLoop(out, false, [&](const ElementIndex &index)
-                                             -> Expected<Value *> {
-    std::vector<Value *> batch;
-    for (int64_t d : batchDims)
-      batch.push_back(index.indices[size_t(d)]);
-    std::vector<Value *> source(size_t(in.rank()), ctx.i64(0));
-    for (size_t k = 0; k < g.startIndexMap.size(); ++k) {
-      std::vector<Value *> at = batch;
-      if (g.indexVectorDim < indices.rank())
-        at.insert(at.begin() + g.indexVectorDim, ctx.i64(int64_t(k)));
-      Expected<Value *> start = ctx.operandElement(instruction, 1, at);
-      if (!start)
-        return start.takeError();
-      int64_t d = g.startIndexMap[k];
-      source[size_t(d)] = clampI64(
-          ctx, indexToI64(ctx, indices.dtype(), *start), 0,
-          in.dim(size_t(d)) - sliceSizes[size_t(d)]);
-    }
-    for (size_t j = 0; j < offsetOperandDims.size(); ++j) {
-      size_t d = size_t(offsetOperandDims[j]);
-      source[d] = b.CreateAdd(source[d], index.indices[size_t(g.offsetDims[j])]);
-    }
-    return ctx.operandElement(instruction, 0, source);
-  });
+  return ctx.emitElementLoop(
+      out, false, [&](const ElementIndex &index) -> Expected<Value *> {
+        std::vector<Value *> batch;
+        for (int64_t d : batchDims)
+          batch.push_back(index.indices[size_t(d)]);
+        std::vector<Value *> source(size_t(in.rank()), ctx.i64(0));
+        for (size_t k = 0; k < g.startIndexMap.size(); ++k) {
+          std::vector<Value *> at = batch;
+          if (g.indexVectorDim < indices.rank())
+            at.insert(at.begin() + g.indexVectorDim, ctx.i64(int64_t(k)));
+          Expected<Value *> start = ctx.operandElement(instruction, 1, at);
+          if (!start)
+            return start.takeError();
+          int64_t d = g.startIndexMap[k];
+          source[size_t(d)] =
+              clampI64(ctx, indexToI64(ctx, indices.dtype(), *start), 0,
+                       in.dim(size_t(d)) - sliceSizes[size_t(d)]);
+        }
+        for (size_t j = 0; j < offsetOperandDims.size(); ++j) {
+          size_t d = size_t(offsetOperandDims[j]);
+          source[d] =
+              b.CreateAdd(source[d], index.indices[size_t(g.offsetDims[j])]);
+        }
+        return ctx.operandElement(instruction, 0, source);
+      });
 }
 
 Error emitSort(EmitterContext &ctx, const Instruction &instruction) {
@@ -236,26 +236,30 @@ Error emitSort(EmitterContext &ctx, const Instruction &instruction) {
     auto at = [&](Value *position) {
       return b.CreateAdd(base, b.CreateMul(position, ctx.i64(stride)));
     };
-    return ctx.emitLoop(1, length, 1, [&](Value *i) -> Error {
-      std::vector<Value *> held;
-      for (const BufferRef &out : outs)
-        held.push_back(loadRaw(ctx, out, at(i)));
-      Value *key = ctx.toCompute(keyType, held[0]);
-      auto before = [&](Value *previous) -> Expected<Value *> {
-        Value *other = ctx.toCompute(keyType, loadRaw(ctx, outs[0], at(previous)));
-        return sortsBefore(ctx, keyType, key, other, descending);
-      };
-      auto move = [&](Value *from, Value *to) {
-        for (const BufferRef &out : outs)
-          storeRaw(ctx, out, at(to), loadRaw(ctx, out, at(from)));
-      };
-      Expected<Value *> j = emitShiftLoop(ctx, i, before, move);
-      if (!j)
-        return j.takeError();
-      for (size_t q = 0; q < outs.size(); ++q)
-        storeRaw(ctx, outs[q], at(*j), held[q]);
-      return Error::success();
-    }, "s");
+    return ctx.emitLoop(
+        1, length, 1,
+        [&](Value *i) -> Error {
+          std::vector<Value *> held;
+          for (const BufferRef &out : outs)
+            held.push_back(loadRaw(ctx, out, at(i)));
+          Value *key = ctx.toCompute(keyType, held[0]);
+          auto before = [&](Value *previous) -> Expected<Value *> {
+            Value *other =
+                ctx.toCompute(keyType, loadRaw(ctx, outs[0], at(previous)));
+            return sortsBefore(ctx, keyType, key, other, descending);
+          };
+          auto move = [&](Value *from, Value *to) {
+            for (const BufferRef &out : outs)
+              storeRaw(ctx, out, at(to), loadRaw(ctx, out, at(from)));
+          };
+          Expected<Value *> j = emitShiftLoop(ctx, i, before, move);
+          if (!j)
+            return j.takeError();
+          for (size_t q = 0; q < outs.size(); ++q)
+            storeRaw(ctx, outs[q], at(*j), held[q]);
+          return Error::success();
+        },
+        "s");
   });
 }
 
@@ -277,42 +281,49 @@ Error emitTopK(EmitterContext &ctx, const Instruction &instruction) {
     first.push_back(ctx.i64(0));
     Value *base = ctx.linearIndex(first, values.dims);
     auto slot = [&](Value *j) { return b.CreateAdd(base, j); };
-    return ctx.emitLoop(0, length, 1, [&](Value *i) -> Error {
-      std::vector<Value *> source(row.begin(), row.end());
-      source.push_back(i);
-      Expected<Value *> x = ctx.operandElement(instruction, 0, source);
-      if (!x)
-        return x.takeError();
-      // Position k is "outside the window": candidates shifted there drop
-      // out (clamping the write to k-1 makes that move a self-copy).
-      Value *start = b.CreateSelect(b.CreateICmpSLT(i, ctx.i64(k)), i, ctx.i64(k));
-      auto clampSlot = [&](Value *j) {
-        return slot(b.CreateSelect(b.CreateICmpSLT(j, ctx.i64(k)), j,
-                                   ctx.i64(k - 1)));
-      };
-      auto before = [&](Value *previous) -> Expected<Value *> {
-        Value *other = ctx.loadElement(values, slot(previous));
-        return sortsBefore(ctx, dtype, *x, other, /*descending=*/largest);
-      };
-      auto move = [&](Value *from, Value *to) {
-        storeRaw(ctx, values, clampSlot(to), loadRaw(ctx, values, slot(from)));
-        storeRaw(ctx, positions, clampSlot(to),
-                 loadRaw(ctx, positions, slot(from)));
-      };
-      Expected<Value *> j = emitShiftLoop(ctx, start, before, move);
-      if (!j)
-        return j.takeError();
-      Value *inserted = b.CreateICmpSLT(*j, ctx.i64(k));
-      Value *target = clampSlot(*j);
-      Value *oldValue = loadRaw(ctx, values, target);
-      Value *oldPosition = loadRaw(ctx, positions, target);
-      Value *newValue = ctx.toStorage(dtype, *x);
-      Value *newPosition = b.CreateTrunc(i, ctx.storageType(positions.dtype));
-      storeRaw(ctx, values, target, b.CreateSelect(inserted, newValue, oldValue));
-      storeRaw(ctx, positions, target,
-               b.CreateSelect(inserted, newPosition, oldPosition));
-      return Error::success();
-    }, "tk");
+    return ctx.emitLoop(
+        0, length, 1,
+        [&](Value *i) -> Error {
+          std::vector<Value *> source(row.begin(), row.end());
+          source.push_back(i);
+          Expected<Value *> x = ctx.operandElement(instruction, 0, source);
+          if (!x)
+            return x.takeError();
+          // Position k is "outside the window": candidates shifted there drop
+          // out (clamping the write to k-1 makes that move a self-copy).
+          Value *start =
+              b.CreateSelect(b.CreateICmpSLT(i, ctx.i64(k)), i, ctx.i64(k));
+          auto clampSlot = [&](Value *j) {
+            return slot(b.CreateSelect(b.CreateICmpSLT(j, ctx.i64(k)), j,
+                                       ctx.i64(k - 1)));
+          };
+          auto before = [&](Value *previous) -> Expected<Value *> {
+            Value *other = ctx.loadElement(values, slot(previous));
+            return sortsBefore(ctx, dtype, *x, other, /*descending=*/largest);
+          };
+          auto move = [&](Value *from, Value *to) {
+            storeRaw(ctx, values, clampSlot(to),
+                     loadRaw(ctx, values, slot(from)));
+            storeRaw(ctx, positions, clampSlot(to),
+                     loadRaw(ctx, positions, slot(from)));
+          };
+          Expected<Value *> j = emitShiftLoop(ctx, start, before, move);
+          if (!j)
+            return j.takeError();
+          Value *inserted = b.CreateICmpSLT(*j, ctx.i64(k));
+          Value *target = clampSlot(*j);
+          Value *oldValue = loadRaw(ctx, values, target);
+          Value *oldPosition = loadRaw(ctx, positions, target);
+          Value *newValue = ctx.toStorage(dtype, *x);
+          Value *newPosition =
+              b.CreateTrunc(i, ctx.storageType(positions.dtype));
+          storeRaw(ctx, values, target,
+                   b.CreateSelect(inserted, newValue, oldValue));
+          storeRaw(ctx, positions, target,
+                   b.CreateSelect(inserted, newPosition, oldPosition));
+          return Error::success();
+        },
+        "tk");
   });
 }
 

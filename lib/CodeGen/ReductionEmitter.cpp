@@ -82,13 +82,12 @@ Error emitRowReduce(EmitterContext &ctx, const Instruction &instruction,
   BufferRef in = *ctx.operandBuffer(instruction, 0);
   BufferRef out = ctx.outputBuffer(instruction);
   auto &b = ctx.builder();
-  if (Error e = emitVectorRow(ctx, dtype, out.numElements(),
-                              [&](Value *j, unsigned lanes) {
-                                ctx.storeElement(out, j,
-                                                 lanes > 1 ? b.CreateVectorSplat(lanes, init)
-                                                           : init);
-                                return Error::success();
-                              }))
+  if (Error e = emitVectorRow(
+          ctx, dtype, out.numElements(), [&](Value *j, unsigned lanes) {
+            ctx.storeElement(
+                out, j, lanes > 1 ? b.CreateVectorSplat(lanes, init) : init);
+            return Error::success();
+          }))
     return e;
   std::vector<int64_t> rowDims(in.dims.begin(), in.dims.end() - 1);
   int64_t n = in.dims.back();
@@ -145,9 +144,9 @@ Error emitReduce(EmitterContext &ctx, const Instruction &instruction) {
           Expected<Value *> element = ctx.operandElement(instruction, 0, full);
           if (!element)
             return element.takeError();
-          Expected<Value *> next = combine(
-              ctx, instruction, b.CreateLoad(acc->getAllocatedType(), acc),
-              *element);
+          Expected<Value *> next =
+              combine(ctx, instruction,
+                      b.CreateLoad(acc->getAllocatedType(), acc), *element);
           if (!next)
             return next.takeError();
           b.CreateStore(*next, acc);
