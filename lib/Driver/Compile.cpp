@@ -38,6 +38,23 @@ Error checkEmitKinds(const std::vector<std::string> &kinds) {
   return Error::success();
 }
 
+/// --namespace must be C++ identifiers joined by "::" (empty: global).
+Error checkNamespace(const std::string &path) {
+  std::string_view rest = path;
+  while (!rest.empty()) {
+    size_t sep = rest.find("::");
+    std::string_view part = rest.substr(0, sep);
+    if (part.empty() || aot::toCIdentifier(part) != part)
+      return makeError("invalid --namespace '{}': expected C++ identifiers "
+                       "separated by '::', as in --namespace acme::models",
+                       path);
+    rest = sep == std::string_view::npos ? "" : rest.substr(sep + 2);
+    if (sep != std::string_view::npos && rest.empty())
+      return makeError("invalid --namespace '{}': it ends with '::'", path);
+  }
+  return Error::success();
+}
+
 bool wants(const std::vector<std::string> &kinds, std::string_view kind) {
   for (const std::string &k : kinds)
     if (k == kind)
@@ -142,6 +159,8 @@ aot::ModelInfo describeModel(const ir::Module &module, const std::string &name) 
 
 Expected<CompileResult> compileModel(const CompileOptions &options) {
   if (Error error = checkEmitKinds(options.emit))
+    return error;
+  if (Error error = checkNamespace(options.cppNamespace))
     return error;
   Expected<target::ResolvedTarget> resolved = target::resolveTarget(
       {options.triple, options.cpu, options.features});
