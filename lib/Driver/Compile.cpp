@@ -62,6 +62,16 @@ bool wants(const std::vector<std::string> &kinds, std::string_view kind) {
   return false;
 }
 
+/// A directory in the way of one output would make the final renames fail
+/// half-way; refusing up front keeps "all files or none".
+Error checkNoDirectories(const std::vector<std::string> &paths) {
+  std::error_code ignored;
+  for (const std::string &path : paths)
+    if (std::filesystem::is_directory(path, ignored))
+      return makeError("cannot write '{}': it is a directory", path);
+  return Error::success();
+}
+
 /// -o PREFIX, or the model's stem in the current directory.
 std::string outputPrefix(const CompileOptions &options) {
   if (!options.outputPrefix.empty())
@@ -175,6 +185,13 @@ Expected<CompileResult> compileModel(const CompileOptions &options) {
                          ? std::filesystem::path(prefix).filename().string()
                          : options.name;
   CompileResult result;
+  for (const char *suffix : {".o", ".h", ".json"})
+    result.files.push_back(prefix + suffix);
+  for (const EmitKind &kind : kEmitKinds)
+    if (wants(options.emit, kind.name))
+      result.files.push_back(prefix + std::string(kind.suffix));
+  if (Error error = checkNoDirectories(result.files))
+    return error;
   result.warnings = resolved->warnings;
   result.info = describeModel(**module, name);
   result.info.cppNamespace = options.cppNamespace;
@@ -192,11 +209,6 @@ Expected<CompileResult> compileModel(const CompileOptions &options) {
     files.add(prefix + ".hlo", ir::printModule(**module));
   if (Error error = files.commit())
     return error;
-  for (const char *suffix : {".o", ".h", ".json"})
-    result.files.push_back(prefix + suffix);
-  for (const EmitKind &kind : kEmitKinds)
-    if (wants(options.emit, kind.name))
-      result.files.push_back(prefix + std::string(kind.suffix));
   return result;
 }
 
