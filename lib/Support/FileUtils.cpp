@@ -66,7 +66,7 @@ Expected<std::vector<uint8_t>> readBinaryFile(const std::string &path) {
 }
 
 AtomicFileSet::~AtomicFileSet() {
-  for (const Pending &file : files_)
+  for (Pending &file : files_)
     if (!file.temporary.empty())
       std::remove(file.temporary.c_str());
 }
@@ -76,21 +76,26 @@ void AtomicFileSet::add(std::string path, std::string contents) {
 }
 
 Error AtomicFileSet::commit() {
+  // On failure, remove every temporary now rather than at destruction, so
+  // the caller sees a clean directory as soon as the error comes back.
+  auto fail = [this](Error error) {
+    for (Pending &file : files_) {
+      if (!file.temporary.empty())
+        std::remove(file.temporary.c_str());
+      file.temporary.clear();
+    }
+    return error;
+  };
   // Write every temporary first: a failure here leaves the targets untouched.
   for (Pending &file : files_) {
     file.temporary = temporaryName(file.path);
-    if (Error error =
-            writeWholeFile(file.path, file.temporary, file.contents)) {
-      std::remove(file.temporary.c_str());
-      file.temporary.clear();
-      return error;
-    }
+    if (Error error = writeWholeFile(file.path, file.temporary, file.contents))
+      return fail(std::move(error));
   }
-  // rename() replaces each target atomically; the destructor removes any
-  // temporary left if one rename fails.
+  // rename() replaces each target atomically.
   for (Pending &file : files_) {
     if (std::rename(file.temporary.c_str(), file.path.c_str()) != 0)
-      return makeError("cannot write '{}': {}", file.path, lastError());
+      return fail(makeError("cannot write '{}': {}", file.path, lastError()));
     file.temporary.clear();
   }
   files_.clear();

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The kiln demo on a fresh Debian 12 machine: installs what is missing (run
+# as root, e.g. through sudo), builds kiln in ./build, evaluates the shipped
+# sample model, then compiles a sample for the host and AArch64 and links and
+# runs a C app with it. Each step is a function; new steps slot into main().
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+build="$root/build"
+kiln="$build/tools/kiln/kiln"
+out="$build/demo"
+python=/usr/bin/python3 # Debian's python3, which has python3-numpy
+
+step() { printf '\n== %s\n' "$*"; }
+
+install_deps() {
+  step "installing missing dependencies"
+  "$root/scripts/install-deps.sh"
+}
+
+build_kiln() {
+  step "building kiln in $build"
+  cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+  cmake --build "$build" -j "${KILN_JOBS:-$(nproc)}" --target kiln
+}
+
+run_reference() {
+  step "evaluating samples/hlo/mlp.hlo with the reference evaluator"
+  echo "\$ kiln run samples/hlo/mlp.hlo --input x=samples/hlo/mlp_x.npy --output-dir $out/reference --reference"
+  "$kiln" run "$root/samples/hlo/mlp.hlo" --input x="$root/samples/hlo/mlp_x.npy" \
+    --output-dir "$out/reference" --reference
+  "$python" "$root/samples/hlo/mlp_reference.py" "$root/samples/hlo/mlp_x.npy" \
+    "$out/reference/y.npy"
+}
+
+compile_and_link() {
+  step "compiling samples/hlo/tiny_mlp.hlo for the host and AArch64, linking a C app"
+  "$root/samples/demo/run_demo.sh" "$kiln"
+}
+
+main() {
+  install_deps
+  build_kiln
+  run_reference
+  compile_and_link
+  step "demo finished"
+}
+
+main "$@"

@@ -1,0 +1,36 @@
+#!/usr/bin/env bash
+# Installs the Debian 12 packages kiln needs to build and test, and only those
+# that are missing. Idempotent; run as root (or through sudo).
+set -euo pipefail
+
+PACKAGES=(
+  build-essential cmake ninja-build ccache      # toolchain
+  llvm-19-dev llvm-19-tools                     # LLVM libraries, lit, FileCheck
+  libcli11-dev nlohmann-json3-dev libfmt-dev    # CLI, JSON, formatting
+  catch2                                        # unit tests
+  libprotobuf-dev protobuf-compiler             # TensorFlow/ONNX importers
+  python3-numpy                                 # reference values in tests
+  g++-aarch64-linux-gnu qemu-user               # AArch64 cross tests
+)
+
+missing=()
+for package in "${PACKAGES[@]}"; do
+  status=$(dpkg-query -W -f='${db:Status-Status}' "$package" 2>/dev/null || true)
+  [[ "$status" == installed ]] || missing+=("$package")
+done
+
+if [[ ${#missing[@]} -eq 0 ]]; then
+  echo "install-deps: all dependencies present"
+  exit 0
+fi
+
+if [[ $(id -u) -ne 0 ]]; then
+  echo "install-deps: missing packages: ${missing[*]}" >&2
+  echo "install-deps: run as root to install them: sudo $0" >&2
+  exit 1
+fi
+
+echo "install-deps: installing ${missing[*]}"
+export DEBIAN_FRONTEND=noninteractive
+apt-get update
+apt-get install -y --no-install-recommends "${missing[@]}"

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Builds kiln and runs every test: the full ctest suite in ./build, then the
+# unit and lit tests again under AddressSanitizer + UndefinedBehaviorSanitizer
+# in ./build-asan. Run from anywhere; uses ccache when it is installed.
+# Set KILN_JOBS to limit parallel jobs (default: all cores).
+set -euo pipefail
+
+root=$(cd "$(dirname "$0")/.." && pwd)
+jobs=${KILN_JOBS:-$(nproc)}
+cd "$root"
+
+configure_and_build() { # build-dir, targets ("all" for everything), cmake args...
+  local dir=$1 targets=$2
+  shift 2
+  cmake -G Ninja -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo "$@"
+  cmake --build "$dir" -j "$jobs" --target $targets
+}
+
+echo "== build and test (./build)"
+configure_and_build build all
+(cd build && ctest --output-on-failure -j "$jobs")
+
+echo "== build and test with ASan + UBSan (./build-asan): unit and lit tests"
+# Only what the unit and lit tests run is built, to keep CI time down.
+configure_and_build build-asan "kiln kiln-unit-tests" -DKILN_SANITIZE=ON
+# detect_leaks=1: LeakSanitizer is on (it needs ptrace, which works as root
+# and in ordinary containers; see docs/architecture.md, Sanitizers).
+(cd build-asan &&
+  ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+  UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+  ctest --output-on-failure -j "$jobs" -R '^(unit|lit)$')
+echo "== all tests passed"
