@@ -472,3 +472,54 @@ TEST_CASE("codegen: objects have no undefined symbols", "[codegen]") {
     }
   }
 }
+
+TEST_CASE("codegen: entry ABI, internal constants, errors name the instruction",
+          "[codegen]") {
+  auto module = parse(R"(HloModule abi, entry=main
+ENTRY main {
+  x = s32[2,100] parameter(0)
+  w = s32[2] constant({3, -4})
+  b = s32[2,100] broadcast(w), dimensions={0}
+  ROOT m = s32[2,100] multiply(x, b)
+})");
+  auto buffers = analysis::BufferAssignment::build(*module);
+  REQUIRE(buffers);
+  auto machine = machineFor({});
+  llvm::LLVMContext context;
+  codegen::CodeGenOptions options;
+  options.entryName = "abi_run";
+  auto generated = codegen::emitModule(*module, *buffers, options, context, *machine);
+  REQUIRE(generated);
+  CHECK(generated->weightsBytes == 8);
+  CHECK(generated->requiredSymbols.empty());
+  llvm::Function *entry = generated->module->getFunction("abi_run");
+  REQUIRE(entry);
+  CHECK(entry->hasExternalLinkage());
+  CHECK(entry->getReturnType()->isIntegerTy(32));
+  CHECK(entry->arg_size() == 3);
+  llvm::GlobalVariable *w = generated->module->getGlobalVariable("const.w", true);
+  REQUIRE(w);
+  CHECK(w->hasPrivateLinkage());
+  CHECK(w->isConstant());
+  CHECK(w->hasGlobalUnnamedAddr());
+  CHECK(w->getAlign().valueOrOne().value() == 64);
+  for (const llvm::Function &f : *generated->module)
+    if (&f != entry)
+      CHECK((f.isIntrinsic() || f.hasLocalLinkage()));
+
+  // Arithmetic on pred is rejected by the verifier; emitted anyway, the
+  // code generator must refuse it with an error naming the instruction.
+  auto bad = ir::parseModule(R"(HloModule bad, entry=main
+ENTRY main {
+  p = pred[4] parameter(0)
+  ROOT s = pred[4] add(p, p)
+})", "bad.hlo");
+  REQUIRE(bad);
+  auto badBuffers = analysis::BufferAssignment::build(**bad);
+  REQUIRE(badBuffers);
+  llvm::LLVMContext context2;
+  auto failed = codegen::emitModule(**bad, *badBuffers, options, context2, *machine);
+  REQUIRE_FALSE(failed);
+  CHECK_THAT(failed.errorMessage(),
+             Catch::Contains("cannot lower '%s' (add pred[4])"));
+}
