@@ -246,6 +246,9 @@ bool HloParser::splitGroups(const Token &word, size_t groupSize,
     std::vector<int64_t> group;
     if (!splitInts(part, '_', "padding amount", group))
       return false;
+    // XLA omits the interior amount when it is 0 everywhere ("1_2").
+    if (groupSize == 3 && group.size() == 2)
+      group.push_back(0);
     if (group.size() != groupSize)
       return error(part.offset, fmt::format("padding '{}' should be {}",
                                             part.text, pattern));
@@ -262,7 +265,7 @@ bool HloParser::parsePaddingValue(std::vector<PadDim> &padding) {
   if (!at(TokenKind::Word))
     return expected("a padding like 0_0_0x1_2_1");
   std::vector<int64_t> values;
-  if (!splitGroups(tok_, 3, "low_high_interior", values))
+  if (!splitGroups(tok_, 3, "low_high_interior or low_high", values))
     return false;
   for (size_t i = 0; i < values.size(); i += 3)
     padding.push_back({values[i], values[i + 1], values[i + 2]});

@@ -146,7 +146,7 @@ bool HloParser::parseBool(bool &value) {
 
 bool HloParser::parseName(std::string_view what, Token &name) {
   if (!at(TokenKind::Word))
-    return expected(what);
+    return expected(withArticle(what));
   if (!isValidName(tok_.text))
     return error(tok_.offset,
                  fmt::format("invalid {} '{}': names match "
@@ -244,10 +244,11 @@ bool HloParser::parseHeader() {
   if (!atWord("HloModule"))
     return expected("'HloModule'");
   advance();
-  Token name;
-  if (!parseName("module name", name))
-    return false;
-  module_ = std::make_unique<Module>(std::string(name.text));
+  // Module names come from file stems ("2layer.v1"), so any word will do.
+  if (!at(TokenKind::Word))
+    return expected("a module name");
+  module_ = std::make_unique<Module>(std::string(tok_.text));
+  advance();
   if (!consume(TokenKind::Comma))
     return true;
   if (!atWord("entry")) {

@@ -83,7 +83,7 @@ const ErrorCase kCases[] = {
   {kEntry + "  ROOT y = pred[2] compare(x, x), direction=LTE\n}", "unknown comparison direction 'LTE' (expected EQ, NE, LT, LE, GT, GE)", "LTE"},
   {kEntry + "  c = f32[] constant(0)\n  ROOT y = f32[] reduce(x, c), dimensions={0}, reducer=addd\n}", "unknown reducer 'addd' (expected add, mul, max, min, and, or)", "addd"},
   {kEntry + "  ROOT y = f32[4] concatenate(x, x), dimensions={0,1}\n}", "'concatenate' takes exactly one dimension but dimensions has 2", "concatenate"},
-  {kEntry + "  c = f32[] constant(0)\n  ROOT y = f32[3] pad(x, c), padding=1_2\n}", "padding '1_2' should be low_high_interior", "1_2"},
+  {kEntry + "  c = f32[] constant(0)\n  ROOT y = f32[3] pad(x, c), padding=1\n}", "padding '1' should be low_high_interior or low_high", "1\n"},
   {kEntry + "  c = f32[] constant(0)\n  ROOT y = f32[1] reduce-window(x, c), window={sizes=2}, reducer=add\n}", "unknown window field 'sizes' (expected size, stride, pad, lhs_dilate, rhs_dilate)", "sizes"},
   {kEntry + "  c = f32[] constant(0)\n  ROOT y = f32[1] reduce-window(x, c), window={size=2 stride=1x1}, reducer=add\n}", "window field 'stride' has 2 dimensions but an earlier field has 1", "1x1"},
   {kEntry + "  ROOT y = f32[2] convolution(x, x), window={size=2}, dim_labels=b0f_0io->b0x\n}", "invalid dim_labels 'b0f_0io->b0x': unexpected label 'x' in 'b0x'", "b0f"},
@@ -94,6 +94,10 @@ const ErrorCase kCases[] = {
   {"ENTRY e {\n  ROOT 1x = f32[] parameter(0)\n}", "invalid instruction name '1x': names match [A-Za-z_][A-Za-z0-9_.-]*", "1x"},
   {"ENTRY e {\n  ROOT x = f32[] parameter(0), index=0\n}", "'parameter' takes no attributes but found 'index'", "index"},
   {"ENTRY e {\n  ROOT x = " + std::string(100, '(') + "f32[]" + std::string(100, ')') + " parameter(0)\n}", "tuple shapes nest deeper than 64 levels", std::string(36, '(') + "f32"},
+  {kEntry + "  ROOT y = f32[2] add(, x)\n}", "expected an operand name but found ','", ", x)"},
+  {kEntry + "  ROOT y = f32[2] negate(x)\n}\n:", "expected a computation name but found ':'", ":"},
+  {"ENTRY e {\n  ROOT x = f32[] parameter(0)\n}\nf {\n  ROOT y = f32[] fusion(), kind=kLoop, calls=f\n}", "computation 'f' cannot call itself", "f\n}"},
+  {"ENTRY e {\n  ROOT x = f32[] parameter(0), \n}", "expected an attribute name but found '}'", "}"},
 };
 // clang-format on
 

@@ -210,3 +210,12 @@ TEST_CASE("entry rule: ENTRY marker, entry= attribute, or both agreeing", "[pars
   CHECK(byMarker->entry()->name() == "a");
   CHECK(printModule(*byAttr).find("ENTRY b {") != std::string::npos);
 }
+
+TEST_CASE("docs/hlo.md documents every opcode", "[docs]") {
+  std::string docs = readFile(std::string(KILN_TEST_SOURCE_DIR) + "/../docs/hlo.md");
+  for (Opcode opcode : kAllOpcodes) {
+    INFO("docs/hlo.md has no table row for " << opcodeName(opcode));
+    CHECK(docs.find("\n| " + std::string(opcodeName(opcode)) + " |") !=
+          std::string::npos);
+  }
+}

@@ -15,7 +15,7 @@ namespace kiln::ir {
 
 std::string printModule(const Module &module);
 std::string printComputation(const Computation &computation);
-/// One line, without indentation or ROOT marker: "%a = f32[2] add(%x, %y)".
+/// One line, without indentation or ROOT marker: "a = f32[2] add(x, y)".
 std::string printInstruction(const Instruction &instruction);
 /// The constant's value as it appears between the parentheses.
 std::string printLiteral(const Literal &literal);
