@@ -36,7 +36,8 @@ std::string expandTemplate(std::string_view text,
       break;
     size_t close = text.find("}}", open);
     assert(close != std::string_view::npos && "unterminated placeholder");
-    auto found = values.find(std::string(text.substr(open + 2, close - open - 2)));
+    auto found =
+        values.find(std::string(text.substr(open + 2, close - open - 2)));
     assert(found != values.end() && "unbound placeholder in the template");
     out.append(text.substr(pos, open - pos));
     out.append(found->second);
@@ -49,11 +50,11 @@ std::string expandTemplate(std::string_view text,
 /// The C++ element type of a dtype; 16-bit floats are their raw bits.
 std::string_view cppElementType(ir::DType type) {
   static const std::map<ir::DType, std::string_view> kTypes = {
-      {ir::DType::Pred, "bool"},    {ir::DType::S8, "int8_t"},
-      {ir::DType::S16, "int16_t"},  {ir::DType::S32, "int32_t"},
-      {ir::DType::S64, "int64_t"},  {ir::DType::U8, "uint8_t"},
-      {ir::DType::U16, "uint16_t"}, {ir::DType::U32, "uint32_t"},
-      {ir::DType::U64, "uint64_t"}, {ir::DType::F16, "uint16_t"},
+      {ir::DType::Pred, "bool"},     {ir::DType::S8, "int8_t"},
+      {ir::DType::S16, "int16_t"},   {ir::DType::S32, "int32_t"},
+      {ir::DType::S64, "int64_t"},   {ir::DType::U8, "uint8_t"},
+      {ir::DType::U16, "uint16_t"},  {ir::DType::U32, "uint32_t"},
+      {ir::DType::U64, "uint64_t"},  {ir::DType::F16, "uint16_t"},
       {ir::DType::BF16, "uint16_t"}, {ir::DType::F32, "float"},
       {ir::DType::F64, "double"}};
   return kTypes.at(type);
@@ -203,8 +204,9 @@ std::string bufferMacros(const ModelInfo &info, const std::string &macro) {
 std::string listOf(const std::vector<TensorInfo> &all, bool names) {
   std::string out;
   for (const TensorInfo &tensor : all)
-    out += (names ? cStringLiteral(tensor.name) : std::to_string(tensor.bytes)) +
-           ", ";
+    out +=
+        (names ? cStringLiteral(tensor.name) : std::to_string(tensor.bytes)) +
+        ", ";
   return out;
 }
 

@@ -119,8 +119,8 @@ Error generateCode(const ir::Module &module, const CompileOptions &options,
   info.requiredSymbols = generated->requiredSymbols;
 
   if (wants(options.emit, "llvm")) {
-    auto text = target::emitModule(llvmModule, **machine,
-                                   target::OutputKind::LLVMIR);
+    auto text =
+        target::emitModule(llvmModule, **machine, target::OutputKind::LLVMIR);
     if (!text)
       return text.takeError();
     files.add(prefix + ".ll", std::move(*text));
@@ -145,7 +145,8 @@ Error generateCode(const ir::Module &module, const CompileOptions &options,
 
 } // namespace
 
-aot::ModelInfo describeModel(const ir::Module &module, const std::string &name) {
+aot::ModelInfo describeModel(const ir::Module &module,
+                             const std::string &name) {
   aot::ModelInfo info;
   info.name = aot::toCIdentifier(name);
   const ir::Computation &entry = *module.entry();
@@ -161,9 +162,9 @@ aot::ModelInfo describeModel(const ir::Module &module, const std::string &name) 
     return info;
   }
   for (size_t i = 0; i < rootShape.tupleElements().size(); ++i)
-    info.results.push_back(tensorInfo(
-        i < names.size() ? names[i] : fmt::format("result{}", i),
-        rootShape.tupleElements()[i]));
+    info.results.push_back(
+        tensorInfo(i < names.size() ? names[i] : fmt::format("result{}", i),
+                   rootShape.tupleElements()[i]));
   return info;
 }
 
@@ -172,8 +173,8 @@ Expected<CompileResult> compileModel(const CompileOptions &options) {
     return error;
   if (Error error = checkNamespace(options.cppNamespace))
     return error;
-  Expected<target::ResolvedTarget> resolved = target::resolveTarget(
-      {options.triple, options.cpu, options.features});
+  Expected<target::ResolvedTarget> resolved =
+      target::resolveTarget({options.triple, options.cpu, options.features});
   if (!resolved)
     return resolved.takeError();
   Expected<std::unique_ptr<ir::Module>> module = loadModel(options.model);

@@ -61,8 +61,8 @@ runWithJit(const ir::Module &module, const std::vector<ir::Literal> &args) {
     return generated.takeError();
   if (Error error = target::optimizeModule(*generated->module, **machine))
     return error;
-  auto jit = target::Jit::create(std::move(generated->module),
-                                 std::move(context));
+  auto jit =
+      target::Jit::create(std::move(generated->module), std::move(context));
   if (!jit)
     return jit.takeError();
   Expected<target::EntryFunction> entry = (*jit)->lookup(kEntryName);
@@ -83,8 +83,8 @@ runWithJit(const ir::Module &module, const std::vector<ir::Literal> &args) {
   if (!arena)
     return makeError("cannot allocate the {}-byte arena",
                      buffers->arenaBytes());
-  if (int status = (*entry)(argPointers.data(), resultPointers.data(),
-                            arena.get()))
+  if (int status =
+          (*entry)(argPointers.data(), resultPointers.data(), arena.get()))
     return makeError("the generated code returned status {}", status);
   return results;
 }

@@ -43,8 +43,8 @@ namespace {
 
 /// The triples kiln is tested on; listed in errors about unknown targets.
 constexpr const char *kKnownTriples[] = {
-    "x86_64-linux-gnu",  "aarch64-linux-gnu",  "aarch64-linux-android",
-    "arm64-apple-ios",   "arm64-apple-macos",  "x86_64-apple-macos",
+    "x86_64-linux-gnu", "aarch64-linux-gnu", "aarch64-linux-android",
+    "arm64-apple-ios",  "arm64-apple-macos", "x86_64-apple-macos",
     "aarch64-none-elf"};
 
 std::string knownTriplesList() {
@@ -69,8 +69,7 @@ bool hasOperatingSystem(const llvm::Triple &triple) {
 /// (the vendor field differs between distributions: pc, unknown, ...).
 bool isHostTriple(const llvm::Triple &triple) {
   llvm::Triple host(llvm::sys::getProcessTriple());
-  return triple.getArch() == host.getArch() &&
-         triple.getOS() == host.getOS() &&
+  return triple.getArch() == host.getArch() && triple.getOS() == host.getOS() &&
          triple.getEnvironment() == host.getEnvironment();
 }
 
@@ -118,9 +117,8 @@ Error checkFeatures(const llvm::MCSubtargetInfo &info,
                        item.str());
     llvm::StringRef name = item.drop_front();
     const auto &all = info.getAllProcessorFeatures();
-    bool known = std::any_of(all.begin(), all.end(), [&](const auto &kv) {
-      return name == kv.Key;
-    });
+    bool known = std::any_of(all.begin(), all.end(),
+                             [&](const auto &kv) { return name == kv.Key; });
     if (!known)
       return makeError("unknown feature '{}' in --features for target '{}'",
                        name.str(), triple);
@@ -201,12 +199,11 @@ createTargetMachine(const ResolvedTarget &target) {
     features = features.empty() ? host : host + "," + features;
   }
   llvm::TargetOptions options;
-  auto reloc = hasOperatingSystem(triple) ? llvm::Reloc::PIC_
-                                          : llvm::Reloc::Static;
-  std::unique_ptr<llvm::TargetMachine> machine(
-      (*found)->createTargetMachine(target.triple, target.cpu, features,
-                                    options, reloc, std::nullopt,
-                                    llvm::CodeGenOptLevel::Aggressive));
+  auto reloc =
+      hasOperatingSystem(triple) ? llvm::Reloc::PIC_ : llvm::Reloc::Static;
+  std::unique_ptr<llvm::TargetMachine> machine((*found)->createTargetMachine(
+      target.triple, target.cpu, features, options, reloc, std::nullopt,
+      llvm::CodeGenOptLevel::Aggressive));
   if (!machine)
     return makeError("cannot create a target machine for '{}' (cpu '{}')",
                      target.triple, target.cpu);

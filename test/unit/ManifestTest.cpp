@@ -21,8 +21,10 @@ std::string readGolden(const std::string &name) {
 } // namespace
 
 TEST_CASE("manifests match the golden files", "[aot][golden]") {
-  CHECK(aot::generateManifest(golden::addRelu()) == readGolden("add_relu.json"));
-  CHECK(aot::generateManifest(golden::detector()) == readGolden("detector.json"));
+  CHECK(aot::generateManifest(golden::addRelu()) ==
+        readGolden("add_relu.json"));
+  CHECK(aot::generateManifest(golden::detector()) ==
+        readGolden("detector.json"));
 }
 
 TEST_CASE("the manifest is JSON with the documented keys in order", "[aot]") {
@@ -32,9 +34,9 @@ TEST_CASE("the manifest is JSON with the documented keys in order", "[aot]") {
   std::vector<std::string> keys;
   for (auto &item : json.items())
     keys.push_back(item.key());
-  CHECK(keys == std::vector<std::string>{"format", "version", "name", "entry",
-                                         "target", "arena", "weights_bytes",
-                                         "args", "results", "required_symbols"});
+  CHECK(keys == std::vector<std::string>{
+                    "format", "version", "name", "entry", "target", "arena",
+                    "weights_bytes", "args", "results", "required_symbols"});
   CHECK(json["args"][0]["name"] == "quote\"back\\slash\nline");
   CHECK(json["args"][2]["kind"] == "variable");
   CHECK(json["results"][1]["dtype"] == "bool");

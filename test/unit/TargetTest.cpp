@@ -1,6 +1,6 @@
 //===- TargetTest.cpp - Target selection, emission and the JIT -----------===//
-#include "kiln/Target/Jit.h"
 #include "kiln/Target/Target.h"
+#include "kiln/Target/Jit.h"
 
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/LLVMContext.h"
@@ -31,15 +31,15 @@ std::unique_ptr<llvm::Module> buildAffine(llvm::LLVMContext &context,
   llvm::IRBuilder<> b(context);
   llvm::Type *ptr = b.getPtrTy();
   auto *type = llvm::FunctionType::get(b.getInt32Ty(), {ptr, ptr, ptr}, false);
-  auto *function = llvm::Function::Create(
-      type, llvm::Function::ExternalLinkage, name, module.get());
+  auto *function = llvm::Function::Create(type, llvm::Function::ExternalLinkage,
+                                          name, module.get());
   b.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", function));
   llvm::Value *in = b.CreateLoad(ptr, function->getArg(0));
   llvm::Value *out = b.CreateLoad(ptr, function->getArg(1));
   llvm::Value *x = b.CreateLoad(b.getFloatTy(), in);
-  llvm::Value *y = b.CreateFAdd(
-      b.CreateFMul(x, llvm::ConstantFP::get(b.getFloatTy(), 2.0)),
-      llvm::ConstantFP::get(b.getFloatTy(), 1.0));
+  llvm::Value *y =
+      b.CreateFAdd(b.CreateFMul(x, llvm::ConstantFP::get(b.getFloatTy(), 2.0)),
+                   llvm::ConstantFP::get(b.getFloatTy(), 1.0));
   b.CreateStore(y, out);
   b.CreateRet(b.getInt32(0));
   return module;
@@ -128,7 +128,7 @@ TEST_CASE("objects for every supported triple, deterministically", "[target]") {
   struct Case {
     const char *triple;
     bool elf;
-  } cases[] = {{"x86_64-linux-gnu", true},     {"aarch64-linux-gnu", true},
+  } cases[] = {{"x86_64-linux-gnu", true},      {"aarch64-linux-gnu", true},
                {"aarch64-linux-android", true}, {"aarch64-none-elf", true},
                {"arm64-apple-ios", false},      {"arm64-apple-macos", false},
                {"x86_64-apple-macos", false}};
@@ -152,8 +152,8 @@ TEST_CASE("assembly and LLVM IR name the entry symbol", "[target]") {
   // IEEE-faithful by default: no fused multiply-add contraction.
   CHECK(assembly.find("fadd") != std::string::npos);
   CHECK(assembly.find("fmadd") == std::string::npos);
-  std::string ir = compileAffine("x86_64-linux-gnu", "generic",
-                                 OutputKind::LLVMIR);
+  std::string ir =
+      compileAffine("x86_64-linux-gnu", "generic", OutputKind::LLVMIR);
   CHECK(ir.find("define") != std::string::npos);
   CHECK(ir.find("@affine_run") != std::string::npos);
   CHECK(ir.find("x86_64-unknown-linux-gnu") != std::string::npos);

@@ -1,4 +1,5 @@
-//===- CompileCommand.cpp - `kiln compile`: model -> object, header, manifest -===//
+//===- CompileCommand.cpp - `kiln compile`: model -> object, header, manifest
+//-===//
 #include "Command.h"
 
 #include "kiln/Driver/Compile.h"
@@ -15,8 +16,7 @@ void addCompileCommand(CLI::App &app, Runner &runner) {
   CLI::App *command = app.add_subcommand(
       "compile", "Compile a model ahead of time into PREFIX.o, PREFIX.h "
                  "(C and C++ API) and PREFIX.json (manifest)");
-  command->add_option("model", options->model, "Model file (.hlo)")
-      ->required();
+  command->add_option("model", options->model, "Model file (.hlo)")->required();
   command->add_option("--target", options->triple,
                       "Target triple, e.g. x86_64-linux-gnu, "
                       "aarch64-linux-gnu, arm64-apple-ios, aarch64-none-elf "

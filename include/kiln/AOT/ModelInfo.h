@@ -1,4 +1,5 @@
-//===- ModelInfo.h - What the generated header and manifest describe -*- C++ -*-===//
+//===- ModelInfo.h - What the generated header and manifest describe -*- C++
+//-*-===//
 #ifndef KILN_AOT_MODELINFO_H
 #define KILN_AOT_MODELINFO_H
 
@@ -14,9 +15,9 @@ namespace kiln::aot {
 enum class ArgKind { Feed, Variable };
 
 struct TensorInfo {
-  std::string name;        // feed/fetch/variable name from the model or config
+  std::string name; // feed/fetch/variable name from the model or config
   ArgKind kind = ArgKind::Feed; // args only
-  bool readonly = true;    // variables: false when Run() updates it in place
+  bool readonly = true; // variables: false when Run() updates it in place
   ir::DType dtype = ir::DType::F32;
   std::vector<int64_t> shape;
   int64_t bytes = 0;

@@ -1,4 +1,5 @@
-//===- Compile.h - `kiln compile` and the JIT path of `kiln run` -*- C++ -*-===//
+//===- Compile.h - `kiln compile` and the JIT path of `kiln run` -*- C++
+//-*-===//
 //
 // The AOT pipeline as one library call: load and verify a model, assign
 // buffers, generate LLVM IR, optimize for the target and write PREFIX.o,
@@ -19,12 +20,12 @@
 namespace kiln::driver {
 
 struct CompileOptions {
-  std::string model;              ///< Model file (.hlo).
+  std::string model;                 ///< Model file (.hlo).
   std::string triple, cpu, features; ///< --target, --cpu, --features.
-  std::string name;               ///< --name; empty: the output file's stem.
-  std::string cppNamespace;       ///< --namespace a::b for the C++ class.
-  std::string outputPrefix;       ///< -o PREFIX; empty: model stem in cwd.
-  std::vector<std::string> emit;  ///< Extra outputs: llvm, asm, hlo.
+  std::string name;                  ///< --name; empty: the output file's stem.
+  std::string cppNamespace;          ///< --namespace a::b for the C++ class.
+  std::string outputPrefix;          ///< -o PREFIX; empty: model stem in cwd.
+  std::vector<std::string> emit;     ///< Extra outputs: llvm, asm, hlo.
   bool fastMath = false;
 };
 
