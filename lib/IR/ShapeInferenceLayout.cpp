@@ -117,8 +117,9 @@ Expected<Shape> inferSlice(const InferenceInput &in) {
     if (s.stride < 1)
       return makeError("slice dimension {} has stride {}; expected >= 1", i,
                        s.stride);
-    // 0 <= limit - start <= dim, so no overflow; this is ceil division.
-    dims.push_back((s.limit - s.start + s.stride - 1) / s.stride);
+    // ceil(length / stride), written so a huge stride cannot overflow.
+    int64_t length = s.limit - s.start;
+    dims.push_back(length == 0 ? 0 : (length - 1) / s.stride + 1);
   }
   return Shape(operand.dtype(), std::move(dims));
 }

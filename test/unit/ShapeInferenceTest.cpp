@@ -334,3 +334,96 @@ TEST_CASE("instruction-level inferShape uses the operands", "[shape-inference]")
   REQUIRE(constant);
   CHECK(*constant == f32({2}));
 }
+
+namespace {
+
+/// Deterministic garbage: small shapes and attribute values chosen to hit
+/// every boundary (negative, zero, out of range, near-overflow).
+class Garbage {
+public:
+  explicit Garbage(uint64_t seed) : state_(seed) {}
+  uint64_t next() {
+    state_ = state_ * 6364136223846793005ULL + 1442695040888963407ULL;
+    return state_ >> 33;
+  }
+  int64_t value() {
+    static const int64_t kValues[] = {-5, -1, 0, 1, 2, 3, 4, 1000,
+                                      INT64_MAX, INT64_MIN, int64_t(1) << 40};
+    return kValues[next() % std::size(kValues)];
+  }
+  std::vector<int64_t> values() {
+    std::vector<int64_t> result(next() % 5);
+    for (int64_t &v : result)
+      v = next() % 3 ? int64_t(next() % 4) : value();
+    return result;
+  }
+  Shape shape() {
+    if (next() % 10 == 0)
+      return Shape::tuple({shape(0), shape(0)});
+    return shape(0);
+  }
+  Shape shape(int) {
+    std::vector<int64_t> dims(next() % 4);
+    for (int64_t &d : dims)
+      d = int64_t(next() % 5);
+    return Shape(kAllArrayDTypes[next() % std::size(kAllArrayDTypes)], dims);
+  }
+  WindowDim window() {
+    return {value(), value(), value(), value(), value(), value()};
+  }
+  Attributes attrs() {
+    Attributes a;
+    a.dimensions = values();
+    a.sizes = values();
+    for (size_t i = next() % 4; i-- > 0;)
+      a.slice.push_back({value(), value(), value()});
+    for (size_t i = next() % 4; i-- > 0;)
+      a.padding.push_back({value(), value(), value()});
+    for (size_t i = next() % 4; i-- > 0;)
+      a.window.push_back(next() % 2 ? window() : WindowDim{});
+    a.dot = {values(), values(), values(), values()};
+    a.conv = {value() % 4, value() % 4, values(), value() % 4, value() % 4,
+              values(), value() % 4, value() % 4, values()};
+    a.featureGroupCount = value();
+    a.batchGroupCount = value();
+    a.gather = {values(), values(), values(), int64_t(next() % 4)};
+    a.reducer = ReducerKind(next() % 8); // includes invalid enumerators
+    a.index = value();
+    a.k = value();
+    return a;
+  }
+
+private:
+  uint64_t state_;
+};
+
+} // namespace
+
+TEST_CASE("garbage operands and attributes give errors, never crashes",
+          "[shape-inference]") {
+  // Run under -DKILN_SANITIZE=ON to turn any out-of-bounds read or signed
+  // overflow into a failure.
+  Module module("m");
+  Computation *callee = module.addComputation("fused");
+  callee->setRoot(callee->addParameter(0, f32({2})));
+  Garbage garbage(42);
+  int successes = 0;
+  for (int iteration = 0; iteration < 20000; ++iteration) {
+    Opcode opcode = kAllOpcodes[garbage.next() % std::size(kAllOpcodes)];
+    int arity = opcodeArity(opcode);
+    size_t count = arity >= 0 && garbage.next() % 4 ? size_t(arity)
+                                                    : garbage.next() % 5;
+    std::vector<Shape> operands;
+    for (size_t i = 0; i < count; ++i)
+      operands.push_back(garbage.shape());
+    Expected<Shape> result =
+        inferShape(opcode, operands, garbage.attrs(), garbage.shape(),
+                   garbage.next() % 2 ? callee : nullptr);
+    if (result)
+      ++successes;
+    else
+      CHECK_FALSE(result.errorMessage().empty());
+  }
+  // Some random inputs are valid (e.g. unary ops on any float shape).
+  CHECK(successes > 0);
+}

@@ -460,6 +460,8 @@ TEST_CASE("verifier checks structure", "[verifier]") {
     t.main->setRoot(n);
     CHECK(t.verify() == "in computation 'main': instruction 'n' (negate): "
                         "operand 0 'later' is defined after its user");
+    // Computations destroy users first; restore the order for teardown.
+    n->setOperand(0, x);
   }
   SECTION("operand from another computation") {
     Computation *other = t.module.addComputation("other");
