@@ -3,7 +3,7 @@
 // No libm: every function is straight-line IR (selects, no branches) made
 // of range reduction and a truncated Taylor/continued-fraction evaluation
 // whose truncation error is below the type's rounding error. Measured and
-// derived error bounds (documented in docs/ops.md too):
+// derived error bounds:
 //   exp   f32: Cody-Waite reduction to |r| <= ln2/2, degree-7 Taylor:
 //              <= 2 ulp. f64: degree 13: <= 2 ulp.
 //   log   f32/f64: mantissa in [sqrt(1/2), sqrt(2)], atanh series in
