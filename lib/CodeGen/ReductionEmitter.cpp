@@ -217,21 +217,24 @@ Error emitReduceWindow(EmitterContext &ctx, const Instruction &instruction) {
   Expected<Value *> init = ctx.operandElement(instruction, 1, {});
   if (!init)
     return init.takeError();
-  if (in.numElements() == 0)
-    return Error::success();
+  // An empty operand has nothing to read: every tap is padding.
+  bool empty = in.numElements() == 0;
 
   return ctx.emitLoopNest(outDims, [&](ArrayRef<Value *> outIndex) -> Error {
     b.CreateStore(*init, acc);
     Error inner = ctx.emitLoopNest(
         windowSizes,
         [&](ArrayRef<Value *> winIndex) -> Error {
-          WindowTap tap = windowTap(ctx, instruction, outIndex, winIndex);
-          Expected<Value *> element =
-              ctx.operandElement(instruction, 0, tap.index);
-          if (!element)
-            return element.takeError();
-          // Padding and dilation holes hold the init value (XLA's rule).
-          Value *x = b.CreateSelect(tap.valid, *element, *init);
+          Value *x = *init;
+          if (!empty) {
+            WindowTap tap = windowTap(ctx, instruction, outIndex, winIndex);
+            Expected<Value *> element =
+                ctx.operandElement(instruction, 0, tap.index);
+            if (!element)
+              return element.takeError();
+            // Padding and dilation holes hold the init value (XLA's rule).
+            x = b.CreateSelect(tap.valid, *element, *init);
+          }
           Expected<Value *> next = combine(
               ctx, instruction, b.CreateLoad(acc->getAllocatedType(), acc), x);
           if (!next)
