@@ -111,7 +111,7 @@ Expected<Literal> evalDot(const Instruction &inst, const Literal &lhs,
             acc, load<kType>(lhs, linearIndex(li, lhs.shape().dims())),
             load<kType>(rhs, linearIndex(ri, rhs.shape().dims())));
       });
-      store<kType>(out, to++, C(acc));
+      store<kType>(out, to++, Accumulator<C>::finish(acc));
     });
     return std::move(out);
   });

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "EvalInternal.h"
+#include "EvalScalarOps.h"
 
 #include <cmath>
 #include <limits>
@@ -20,7 +21,7 @@ namespace {
 float toFloatRoundToOdd(double value) {
   if (!std::isfinite(value))
     return float(value);
-  float rounded = float(value);
+  float rounded = narrowToFloat(value);
   if (double(rounded) == value)
     return rounded;
   if (std::fabs(double(rounded)) > std::fabs(value))
@@ -64,6 +65,9 @@ ComputeT<kTo> convertValue(ComputeT<kFrom> x) {
       return x; // f32 (or f16/bf16 widened) narrows with one rounding
     else
       return toFloatRoundToOdd(double(x));
+  } else if constexpr (std::is_same_v<To, float> &&
+                       std::is_same_v<From, double>) {
+    return narrowToFloat(x);
   } else {
     return To(x);
   }

@@ -146,7 +146,7 @@ Expected<Literal> evalConvolution(const Instruction &inst, const Literal &lhs,
               load<kType>(rhs, linearIndex(ri, rhsDims)));
         });
       }
-      store<kType>(out, to++, C(acc));
+      store<kType>(out, to++, Accumulator<C>::finish(acc));
     });
     return std::move(out);
   });

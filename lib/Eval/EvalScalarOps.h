@@ -323,10 +323,29 @@ struct ShiftRightLogicalOp : IntOnly {
   }
 };
 
+/// double -> float with IEEE round-to-nearest overflow to +-inf, spelled out
+/// because a C++ conversion of an out-of-range double is undefined.
+inline float narrowToFloat(double value) {
+  constexpr double kRoundsToInf = 0x1.ffffffp127; // FLT_MAX + half an ulp
+  constexpr double kFloatMax = 0x1.fffffep127;
+  if (std::fabs(value) >= kRoundsToInf)
+    return value < 0 ? -std::numeric_limits<float>::infinity()
+                     : std::numeric_limits<float>::infinity();
+  if (std::fabs(value) > kFloatMax)
+    return value < 0 ? -float(kFloatMax) : float(kFloatMax);
+  return float(value);
+}
+
 /// acc + a * b for dot and convolution: floats accumulate in f64 and round
 /// once at the end, integers wrap, pred is or-of-and.
 template <typename C> struct Accumulator {
   using Acc = std::conditional_t<kIsFloat<C>, double, C>;
+  static C finish(Acc acc) {
+    if constexpr (std::is_same_v<C, float>)
+      return narrowToFloat(acc);
+    else
+      return acc;
+  }
   static Acc mulAdd(Acc acc, C a, C b) {
     if constexpr (kIsFloat<C>)
       return acc + double(a) * double(b);

@@ -167,6 +167,11 @@ TEST_CASE("convert saturates floats and wraps integers", "[eval]") {
   CHECK(values<int64_t>(eval1(Opcode::Convert, Shape(DType::S64, {2}), {big})) ==
         std::vector<int64_t>{std::numeric_limits<int64_t>::max(),
                              std::numeric_limits<int64_t>::min()});
+  // f64 -> f32 overflows to infinity like IEEE rounding; just above FLT_MAX
+  // (by a quarter ulp) still rounds down to FLT_MAX.
+  Literal huge = lit<double>(DType::F64, {3}, {1e300, -1e300, 0x1.fffffe8p127});
+  CHECK(values<float>(eval1(Opcode::Convert, Shape(DType::F32, {3}), {huge})) ==
+        std::vector<float>{kInf, -kInf, std::numeric_limits<float>::max()});
   // 300 = 256 + 44, -129 = -256 + 127.
   Literal wide = s32({2}, {300, -129});
   CHECK(values<int8_t>(eval1(Opcode::Convert, Shape(DType::S8, {2}), {wide})) ==
