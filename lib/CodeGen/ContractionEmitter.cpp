@@ -389,6 +389,17 @@ Error emitConvolution(EmitterContext &ctx, const Instruction &instruction) {
       instruction.attrs().conv.inputSpatial.size())
     return EmitterContext::unsupported(instruction, "window rank mismatch");
   ConvPlan plan = planConv(instruction);
+  // An empty input or kernel contributes no taps: the sums are all zero
+  // (and there is no element a clamped index could safely load).
+  if (instruction.operand(0)->shape().numElements() == 0 ||
+      instruction.operand(1)->shape().numElements() == 0) {
+    BufferRef out = ctx.outputBuffer(instruction);
+    return ctx.emitElementLoop(
+        out, false, [&](const ElementIndex &) -> Expected<Value *> {
+          return llvm::Constant::getNullValue(
+              ctx.computeType(instruction.shape().dtype()));
+        });
+  }
   if (convRowsApply(ctx, instruction))
     return emitConvRows(ctx, instruction, plan);
   DType dtype = instruction.shape().dtype();
