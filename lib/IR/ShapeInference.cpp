@@ -165,8 +165,10 @@ constexpr ElementwiseRule kElementwiseRules[] = {
     {Opcode::RoundNearestEven, kFloatClass, "floating-point", false},
     {Opcode::RoundNearestAfz, kFloatClass, "floating-point", false},
     // sign needs a sign: signed integers and floats (XLA's rule).
-    {Opcode::Sign, kSignedClass | kFloatClass, "signed integer or "
-     "floating-point", false},
+    {Opcode::Sign, kSignedClass | kFloatClass,
+     "signed integer or "
+     "floating-point",
+     false},
     {Opcode::Not, kPredClass | kIntClass, "pred or integer", false},
     {Opcode::IsFinite, kFloatClass, "floating-point", true},
     {Opcode::Copy, kAnyClass, "array", false},
@@ -244,10 +246,8 @@ Expected<Shape> inferElementwise(const InferenceInput &in) {
     if (Error e = requireArray(in, i))
       return e;
   // select's value type is its on_true operand; clamp's is x.
-  size_t valueOperand = in.opcode == Opcode::Select ||
-                                in.opcode == Opcode::Clamp
-                            ? 1
-                            : 0;
+  size_t valueOperand =
+      in.opcode == Opcode::Select || in.opcode == Opcode::Clamp ? 1 : 0;
   DType type = in.operands[valueOperand].dtype();
   if (!(classOf(type) & rule->allowed))
     return makeError("expected {} operands but found {}", rule->allowedText,
@@ -331,9 +331,8 @@ Expected<Shape> inferIota(const InferenceInput &in) {
     return e;
   if (in.declared.dtype() == DType::Pred)
     return makeError("iota must have a numeric dtype but has pred");
-  Expected<int64_t> dim =
-      requireSingleDim(in.attrs.dimensions, in.declared.rank(),
-                       "iota dimension");
+  Expected<int64_t> dim = requireSingleDim(
+      in.attrs.dimensions, in.declared.rank(), "iota dimension");
   if (!dim)
     return dim.takeError();
   return in.declared;
@@ -425,43 +424,93 @@ using Rule = Expected<Shape> (*)(const InferenceInput &);
 /// flag any opcode added to Opcodes.def without a shape rule.
 Rule ruleFor(Opcode opcode) {
   switch (opcode) {
-  case Opcode::Parameter: return inferParameter;
-  case Opcode::Constant: return inferConstant;
-  case Opcode::Iota: return inferIota;
-  case Opcode::Convert: return inferConvert;
-  case Opcode::Abs: case Opcode::Negate: case Opcode::Exp: case Opcode::Log:
-  case Opcode::Sqrt: case Opcode::Rsqrt: case Opcode::Tanh:
-  case Opcode::Logistic: case Opcode::Erf: case Opcode::Sin: case Opcode::Cos:
-  case Opcode::Floor: case Opcode::Ceil: case Opcode::RoundNearestEven:
-  case Opcode::RoundNearestAfz: case Opcode::Sign: case Opcode::Not:
-  case Opcode::IsFinite: case Opcode::Copy: case Opcode::Add:
-  case Opcode::Subtract: case Opcode::Multiply: case Opcode::Divide:
-  case Opcode::Remainder: case Opcode::Power: case Opcode::Maximum:
-  case Opcode::Minimum: case Opcode::Atan2: case Opcode::And: case Opcode::Or:
-  case Opcode::Xor: case Opcode::ShiftLeft:
-  case Opcode::ShiftRightArithmetic: case Opcode::ShiftRightLogical:
-  case Opcode::Compare: case Opcode::Select: case Opcode::Clamp:
+  case Opcode::Parameter:
+    return inferParameter;
+  case Opcode::Constant:
+    return inferConstant;
+  case Opcode::Iota:
+    return inferIota;
+  case Opcode::Convert:
+    return inferConvert;
+  case Opcode::Abs:
+  case Opcode::Negate:
+  case Opcode::Exp:
+  case Opcode::Log:
+  case Opcode::Sqrt:
+  case Opcode::Rsqrt:
+  case Opcode::Tanh:
+  case Opcode::Logistic:
+  case Opcode::Erf:
+  case Opcode::Sin:
+  case Opcode::Cos:
+  case Opcode::Floor:
+  case Opcode::Ceil:
+  case Opcode::RoundNearestEven:
+  case Opcode::RoundNearestAfz:
+  case Opcode::Sign:
+  case Opcode::Not:
+  case Opcode::IsFinite:
+  case Opcode::Copy:
+  case Opcode::Add:
+  case Opcode::Subtract:
+  case Opcode::Multiply:
+  case Opcode::Divide:
+  case Opcode::Remainder:
+  case Opcode::Power:
+  case Opcode::Maximum:
+  case Opcode::Minimum:
+  case Opcode::Atan2:
+  case Opcode::And:
+  case Opcode::Or:
+  case Opcode::Xor:
+  case Opcode::ShiftLeft:
+  case Opcode::ShiftRightArithmetic:
+  case Opcode::ShiftRightLogical:
+  case Opcode::Compare:
+  case Opcode::Select:
+  case Opcode::Clamp:
     return inferElementwise;
-  case Opcode::Broadcast: return inferBroadcast;
-  case Opcode::Reshape: return inferReshape;
-  case Opcode::Transpose: return inferTranspose;
-  case Opcode::Slice: return inferSlice;
-  case Opcode::DynamicSlice: return inferDynamicSlice;
-  case Opcode::DynamicUpdateSlice: return inferDynamicUpdateSlice;
-  case Opcode::Concatenate: return inferConcatenate;
-  case Opcode::Pad: return inferPad;
-  case Opcode::Reverse: return inferReverse;
-  case Opcode::Gather: return inferGather;
-  case Opcode::Reduce: return inferReduce;
-  case Opcode::ReduceWindow: return inferReduceWindow;
-  case Opcode::ArgMax: case Opcode::ArgMin: return inferArgMinMax;
-  case Opcode::Dot: return inferDot;
-  case Opcode::Convolution: return inferConvolution;
-  case Opcode::Sort: return inferSort;
-  case Opcode::TopK: return inferTopK;
-  case Opcode::Tuple: return inferTuple;
-  case Opcode::GetTupleElement: return inferGetTupleElement;
-  case Opcode::Fusion: return inferFusion;
+  case Opcode::Broadcast:
+    return inferBroadcast;
+  case Opcode::Reshape:
+    return inferReshape;
+  case Opcode::Transpose:
+    return inferTranspose;
+  case Opcode::Slice:
+    return inferSlice;
+  case Opcode::DynamicSlice:
+    return inferDynamicSlice;
+  case Opcode::DynamicUpdateSlice:
+    return inferDynamicUpdateSlice;
+  case Opcode::Concatenate:
+    return inferConcatenate;
+  case Opcode::Pad:
+    return inferPad;
+  case Opcode::Reverse:
+    return inferReverse;
+  case Opcode::Gather:
+    return inferGather;
+  case Opcode::Reduce:
+    return inferReduce;
+  case Opcode::ReduceWindow:
+    return inferReduceWindow;
+  case Opcode::ArgMax:
+  case Opcode::ArgMin:
+    return inferArgMinMax;
+  case Opcode::Dot:
+    return inferDot;
+  case Opcode::Convolution:
+    return inferConvolution;
+  case Opcode::Sort:
+    return inferSort;
+  case Opcode::TopK:
+    return inferTopK;
+  case Opcode::Tuple:
+    return inferTuple;
+  case Opcode::GetTupleElement:
+    return inferGetTupleElement;
+  case Opcode::Fusion:
+    return inferFusion;
   }
   return nullptr;
 }
@@ -510,9 +559,9 @@ Expected<Shape> inferShape(const Instruction &instruction) {
   if (result && instruction.opcode() == Opcode::Constant) {
     const Literal &literal = instruction.literal();
     if (literal.shape() != instruction.shape())
-      result = makeError("literal shape {} does not match declared shape {}",
-                         literal.shape().toString(),
-                         instruction.shape().toString());
+      result =
+          makeError("literal shape {} does not match declared shape {}",
+                    literal.shape().toString(), instruction.shape().toString());
     else if (int64_t(literal.bytes().size()) != literal.shape().byteSize())
       result = makeError("literal holds {} bytes but shape {} needs {}",
                          literal.bytes().size(), literal.shape().toString(),

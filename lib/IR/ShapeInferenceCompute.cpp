@@ -23,9 +23,12 @@ struct ReducerRule {
 // and/or are logical or bitwise, so they need pred or integers; add/mul on
 // pred is rejected like elementwise add/multiply.
 constexpr ReducerRule kReducerRules[] = {
-    {ReducerKind::Add, false, true, true}, {ReducerKind::Mul, false, true, true},
-    {ReducerKind::Max, true, true, true},  {ReducerKind::Min, true, true, true},
-    {ReducerKind::And, true, true, false}, {ReducerKind::Or, true, true, false},
+    {ReducerKind::Add, false, true, true},
+    {ReducerKind::Mul, false, true, true},
+    {ReducerKind::Max, true, true, true},
+    {ReducerKind::Min, true, true, true},
+    {ReducerKind::And, true, true, false},
+    {ReducerKind::Or, true, true, false},
 };
 
 /// Checks the reduced operand, its scalar init value and the reducer.
@@ -161,8 +164,10 @@ Expected<Shape> inferDot(const InferenceInput &in) {
   for (int64_t b : d.lhsBatch)
     dims.push_back(lhs.dim(size_t(b)));
   std::vector<int64_t> lhsUsed = d.lhsBatch, rhsUsed = d.rhsBatch;
-  lhsUsed.insert(lhsUsed.end(), d.lhsContracting.begin(), d.lhsContracting.end());
-  rhsUsed.insert(rhsUsed.end(), d.rhsContracting.begin(), d.rhsContracting.end());
+  lhsUsed.insert(lhsUsed.end(), d.lhsContracting.begin(),
+                 d.lhsContracting.end());
+  rhsUsed.insert(rhsUsed.end(), d.rhsContracting.begin(),
+                 d.rhsContracting.end());
   for (int64_t s : dimsWithout(lhs, lhsUsed))
     dims.push_back(s);
   for (int64_t s : dimsWithout(rhs, rhsUsed))
@@ -182,7 +187,8 @@ Error checkConvRoles(std::string_view operand, int64_t a, int64_t b,
     return makeError("{} dimension labels name {} dimensions but the {} has "
                      "rank {}",
                      operand, all.size(), operand, rank);
-  return requireUniqueDims(all, rank, fmt::format("{} dimension label", operand));
+  return requireUniqueDims(all, rank,
+                           fmt::format("{} dimension label", operand));
 }
 
 Error checkConvGroups(const InferenceInput &in) {
@@ -276,8 +282,8 @@ Expected<Shape> inferSort(const InferenceInput &in) {
     if (Error e = requireArray(in, i))
       return e;
   const Shape &keys = in.operands[0];
-  Expected<int64_t> dim = requireSingleDim(in.attrs.dimensions, keys.rank(),
-                                           "sort dimension");
+  Expected<int64_t> dim =
+      requireSingleDim(in.attrs.dimensions, keys.rank(), "sort dimension");
   if (!dim)
     return dim.takeError();
   for (size_t i = 1; i < in.operands.size(); ++i)

@@ -194,8 +194,8 @@ Expected<Shape> inferConcatenate(const InferenceInput &in) {
                          "only concatenate dimension {} may differ",
                          i, formatDims(shape.dims()), formatDims(first.dims()),
                          *dim);
-    std::optional<int64_t> sum = checkedAdd(dims[size_t(*dim)],
-                                            shape.dim(size_t(*dim)));
+    std::optional<int64_t> sum =
+        checkedAdd(dims[size_t(*dim)], shape.dim(size_t(*dim)));
     if (!sum)
       return makeError("concatenated dimension size overflows int64");
     dims[size_t(*dim)] = *sum;
@@ -257,7 +257,8 @@ Error checkGatherOperandDims(const GatherDimensionNumbers &g,
     return makeError("start_index_map {} must have one entry per start index "
                      "({} in the index vector)",
                      formatDims(g.startIndexMap), indexCount);
-  if (Error e = requireUniqueDims(g.startIndexMap, rank, "start_index_map "
+  if (Error e = requireUniqueDims(g.startIndexMap, rank,
+                                  "start_index_map "
                                   "entry"))
     return e;
   if (Error e = requireUniqueDims(g.collapsedSliceDims, rank,
@@ -300,8 +301,8 @@ Expected<Shape> inferGather(const InferenceInput &in) {
     return makeError("start indices must be integers but have dtype {}",
                      dtypeName(indices.dtype()));
   if (g.indexVectorDim < 0 || g.indexVectorDim > indices.rank())
-    return makeError("index_vector_dim {} must be in [0, {}]",
-                     g.indexVectorDim, indices.rank());
+    return makeError("index_vector_dim {} must be in [0, {}]", g.indexVectorDim,
+                     indices.rank());
   // index_vector_dim == rank means an implicit trailing index vector of 1.
   std::vector<int64_t> expanded = indices.dims();
   if (g.indexVectorDim == indices.rank())
@@ -309,8 +310,10 @@ Expected<Shape> inferGather(const InferenceInput &in) {
   int64_t indexCount = expanded[size_t(g.indexVectorDim)];
   if (Error e = checkGatherOperandDims(g, in.attrs.sizes, operand, indexCount))
     return e;
-  int64_t outputRank = int64_t(expanded.size()) - 1 + int64_t(g.offsetDims.size());
-  if (Error e = requireUniqueDims(g.offsetDims, outputRank, "offset_dims entry"))
+  int64_t outputRank =
+      int64_t(expanded.size()) - 1 + int64_t(g.offsetDims.size());
+  if (Error e =
+          requireUniqueDims(g.offsetDims, outputRank, "offset_dims entry"))
     return e;
   if (!std::is_sorted(g.offsetDims.begin(), g.offsetDims.end()))
     return makeError("offset_dims {} must be sorted", formatDims(g.offsetDims));
@@ -319,10 +322,12 @@ Expected<Shape> inferGather(const InferenceInput &in) {
   std::vector<int64_t> dims;
   size_t nextOffset = 0, nextBatch = 0;
   for (int64_t i = 0; i < outputRank; ++i) {
-    bool isOffset = std::binary_search(g.offsetDims.begin(), g.offsetDims.end(), i);
+    bool isOffset =
+        std::binary_search(g.offsetDims.begin(), g.offsetDims.end(), i);
     if (isOffset) {
       while (std::binary_search(g.collapsedSliceDims.begin(),
-                                g.collapsedSliceDims.end(), int64_t(nextOffset)))
+                                g.collapsedSliceDims.end(),
+                                int64_t(nextOffset)))
         ++nextOffset;
       dims.push_back(in.attrs.sizes[nextOffset++]);
       continue;

@@ -1,4 +1,5 @@
-//===- ShapeInferenceRules.h - Per-opcode shape rules (internal) -*- C++ -*-===//
+//===- ShapeInferenceRules.h - Per-opcode shape rules (internal) -*- C++
+//-*-===//
 //
 // Shared by the ShapeInference*.cpp files: the input every rule reads,
 // checked arithmetic and attribute validation helpers, and one rule function

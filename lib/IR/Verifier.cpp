@@ -25,9 +25,9 @@ std::string where(const Computation &computation) {
 
 std::string where(const Computation &computation,
                   const Instruction &instruction) {
-  return fmt::format("in computation '{}': instruction '{}' ({}): ",
-                     computation.name(), instruction.name(),
-                     detail::opcodeNameOrUnknown(instruction.opcode()));
+  return fmt::format(
+      "in computation '{}': instruction '{}' ({}): ", computation.name(),
+      instruction.name(), detail::opcodeNameOrUnknown(instruction.opcode()));
 }
 
 /// Opcodes whose result may be a tuple: they build, produce or forward
@@ -46,10 +46,10 @@ bool mayHaveTupleShape(Opcode opcode) {
 }
 
 /// Operands exist in this computation and precede their user.
-Error checkOperands(const Computation &computation,
-                    const Instruction &instruction, size_t position,
-                    const std::unordered_map<const Instruction *, size_t>
-                        &positions) {
+Error checkOperands(
+    const Computation &computation, const Instruction &instruction,
+    size_t position,
+    const std::unordered_map<const Instruction *, size_t> &positions) {
   for (size_t i = 0; i < instruction.operandCount(); ++i) {
     const Instruction *operand = instruction.operand(i);
     auto it = positions.find(operand);
@@ -119,8 +119,8 @@ Error checkParameters(const Computation &computation) {
   for (const Instruction *instruction : computation.instructions()) {
     if (instruction->opcode() != Opcode::Parameter)
       continue;
-    auto [it, fresh] = byNumber.emplace(instruction->parameterNumber(),
-                                        instruction);
+    auto [it, fresh] =
+        byNumber.emplace(instruction->parameterNumber(), instruction);
     if (!fresh)
       return makeError("{}parameter number {} is used by both '{}' and '{}'",
                        where(computation), it->first, it->second->name(),
@@ -246,8 +246,7 @@ Error checkEntryRoot(const Computation &entry) {
       return makeError("{}root '{}' has shape {}; the entry computation must "
                        "return an array or a tuple of arrays (element {} is "
                        "a tuple)",
-                       where(entry), entry.root()->name(), shape.toString(),
-                       i);
+                       where(entry), entry.root()->name(), shape.toString(), i);
   return Error::success();
 }
 

@@ -59,11 +59,11 @@ static void leafAndUnaryCases(Cases &cases) {
   cases.expect(Opcode::Parameter, {}, param, f32({2, 3}), f32({2, 3}));
   cases.expect(Opcode::Constant, {}, {}, s32({4}), s32({4}));
   cases.expect(Opcode::Iota, {}, withDims({1}), s32({4, 5}), s32({4, 5}));
-  for (Opcode op : {Opcode::Exp, Opcode::Log, Opcode::Sqrt, Opcode::Rsqrt,
-                    Opcode::Tanh, Opcode::Logistic, Opcode::Erf, Opcode::Sin,
-                    Opcode::Cos, Opcode::Floor, Opcode::Ceil,
-                    Opcode::RoundNearestEven, Opcode::RoundNearestAfz,
-                    Opcode::Negate, Opcode::Sign, Opcode::Copy})
+  for (Opcode op :
+       {Opcode::Exp, Opcode::Log, Opcode::Sqrt, Opcode::Rsqrt, Opcode::Tanh,
+        Opcode::Logistic, Opcode::Erf, Opcode::Sin, Opcode::Cos, Opcode::Floor,
+        Opcode::Ceil, Opcode::RoundNearestEven, Opcode::RoundNearestAfz,
+        Opcode::Negate, Opcode::Sign, Opcode::Copy})
     cases.expect(op, {f32({5})}, {}, f32({5}));
   cases.expect(Opcode::Abs, {s32({3})}, {}, s32({3}));
   cases.expect(Opcode::Abs, {Shape(DType::U8, {3})}, {},
@@ -122,8 +122,7 @@ static void dataMovementCases(Cases &cases) {
   cases.expect(Opcode::DynamicSlice, {f32({10, 5}), s32({}), s32({})},
                dynamicSlice, f32({2, 5}));
   cases.expect(Opcode::DynamicUpdateSlice,
-               {f32({10, 5}), f32({2, 5}), s32({}), s32({})}, {},
-               f32({10, 5}));
+               {f32({10, 5}), f32({2, 5}), s32({}), s32({})}, {}, f32({10, 5}));
   // concatenate along 0: 2 + 4 + 1 = 7.
   cases.expect(Opcode::Concatenate, {f32({2, 3}), f32({4, 3}), f32({1, 3})},
                withDims({0}), f32({7, 3}));
@@ -314,7 +313,8 @@ TEST_CASE("every opcode has a valid shape-inference case",
   }
 }
 
-TEST_CASE("instruction-level inferShape uses the operands", "[shape-inference]") {
+TEST_CASE("instruction-level inferShape uses the operands",
+          "[shape-inference]") {
   Module module("m");
   Computation *main = module.addComputation("main");
   Instruction *x = main->addParameter(0, f32({2, 3}), "x");
@@ -347,8 +347,8 @@ public:
     return state_ >> 33;
   }
   int64_t value() {
-    static const int64_t kValues[] = {-5, -1, 0, 1, 2, 3, 4, 1000,
-                                      INT64_MAX, INT64_MIN, int64_t(1) << 40};
+    static const int64_t kValues[] = {
+        -5, -1, 0, 1, 2, 3, 4, 1000, INT64_MAX, INT64_MIN, int64_t(1) << 40};
     return kValues[next() % std::size(kValues)];
   }
   std::vector<int64_t> values() {
@@ -382,8 +382,8 @@ public:
     for (size_t i = next() % 4; i-- > 0;)
       a.window.push_back(next() % 2 ? window() : WindowDim{});
     a.dot = {values(), values(), values(), values()};
-    a.conv = {value() % 4, value() % 4, values(), value() % 4, value() % 4,
-              values(), value() % 4, value() % 4, values()};
+    a.conv = {value() % 4, value() % 4, values(),    value() % 4, value() % 4,
+              values(),    value() % 4, value() % 4, values()};
     a.featureGroupCount = value();
     a.batchGroupCount = value();
     a.gather = {values(), values(), values(), int64_t(next() % 4)};
@@ -411,8 +411,8 @@ TEST_CASE("garbage operands and attributes give errors, never crashes",
   for (int iteration = 0; iteration < 20000; ++iteration) {
     Opcode opcode = kAllOpcodes[garbage.next() % std::size(kAllOpcodes)];
     int arity = opcodeArity(opcode);
-    size_t count = arity >= 0 && garbage.next() % 4 ? size_t(arity)
-                                                    : garbage.next() % 5;
+    size_t count =
+        arity >= 0 && garbage.next() % 4 ? size_t(arity) : garbage.next() % 5;
     std::vector<Shape> operands;
     for (size_t i = 0; i < count; ++i)
       operands.push_back(garbage.shape());
