@@ -6,7 +6,7 @@
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
-build="$root/build"
+build="${KILN_BUILD_DIR:-$root/build}"  # override to reuse another build directory
 kiln="$build/tools/kiln/kiln"
 out="$build/demo"
 python=/usr/bin/python3 # Debian's python3, which has python3-numpy
