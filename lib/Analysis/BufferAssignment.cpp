@@ -47,37 +47,7 @@ static int64_t alignTo(int64_t value, int64_t alignment) {
 }
 
 ValueRef BufferAssignment::resolve(ValueRef value) {
-  const Instruction *instruction = value.instruction;
-  if (value.tupleIndex >= 0 && instruction->opcode() == Opcode::Tuple)
-    return resolve({instruction->operand(size_t(value.tupleIndex)), -1});
-  if (instruction->opcode() != Opcode::GetTupleElement)
-    return value;
-  const Instruction *tuple = instruction->operand(0);
-  int64_t index = instruction->attrs().index;
-  if (value.tupleIndex < 0)
-    return resolve({tuple, index});
-  // A tuple element that is itself a tuple: only literal tuples nest.
-  ValueRef inner = resolve({tuple, index});
-  if (inner.tupleIndex < 0 && inner.instruction->opcode() == Opcode::Tuple)
-    return resolve({inner.instruction, value.tupleIndex});
-  return value;
-}
-
-/// The array values `instruction` makes available to its users.
-static void containedValues(const Instruction *instruction,
-                            std::vector<ValueRef> &out) {
-  const ir::Shape &shape = instruction->shape();
-  if (!shape.isTuple()) {
-    out.push_back(BufferAssignment::resolve({instruction, -1}));
-    return;
-  }
-  if (instruction->opcode() == Opcode::Tuple) {
-    for (const Instruction *operand : instruction->operands())
-      containedValues(operand, out);
-    return;
-  }
-  for (size_t i = 0; i < shape.tupleElements().size(); ++i)
-    out.push_back(BufferAssignment::resolve({instruction, int64_t(i)}));
+  return resolveValue(value);
 }
 
 namespace {
@@ -199,20 +169,10 @@ Error Builder::classifyFusion(const Instruction *fusion, int64_t position) {
 }
 
 void Builder::computeLastUses(const std::vector<const Instruction *> &schedule) {
-  std::vector<ValueRef> used;
-  for (size_t position = 0; position < schedule.size(); ++position) {
-    // tuple and get-tuple-element only alias: their users count instead.
-    Opcode opcode = schedule[position]->opcode();
-    if (opcode == Opcode::Tuple || opcode == Opcode::GetTupleElement)
-      continue;
-    used.clear();
-    for (const Instruction *operand : schedule[position]->operands())
-      containedValues(operand, used);
-    for (ValueRef value : used) {
-      auto it = ranges_.find(value);
-      if (it != ranges_.end() && !fixedRange_.count(value))
-        it->second.second = std::max(it->second.second, int64_t(position));
-    }
+  for (const auto &[value, last] : analysis::computeLastUses(schedule)) {
+    auto it = ranges_.find(value);
+    if (it != ranges_.end() && !fixedRange_.count(value))
+      it->second.second = std::max(it->second.second, last);
   }
 }
 

@@ -10,6 +10,7 @@
 #ifndef KILN_ANALYSIS_BUFFERASSIGNMENT_H
 #define KILN_ANALYSIS_BUFFERASSIGNMENT_H
 
+#include "kiln/Analysis/Liveness.h"
 #include "kiln/IR/Module.h"
 #include "kiln/Support/Error.h"
 
@@ -37,15 +38,6 @@ struct BufferSlice {
 /// live only while their fusion runs.
 bool isElementalInFusion(ir::Opcode opcode);
 
-/// An array value: an instruction, or one element of a tuple-shaped one.
-struct ValueRef {
-  const ir::Instruction *instruction = nullptr;
-  int64_t tupleIndex = -1; // -1 for array-shaped instructions
-  bool operator<(const ValueRef &other) const {
-    return std::pair(instruction, tupleIndex) <
-           std::pair(other.instruction, other.tupleIndex);
-  }
-};
 
 class BufferAssignment {
 public:
