@@ -162,9 +162,7 @@ aot::ModelInfo describeModel(const ir::Module &module,
     return info;
   }
   for (size_t i = 0; i < rootShape.tupleElements().size(); ++i)
-    info.results.push_back(
-        tensorInfo(i < names.size() ? names[i] : fmt::format("result{}", i),
-                   rootShape.tupleElements()[i]));
+    info.results.push_back(tensorInfo(names.at(i), rootShape.tupleElements()[i]));
   return info;
 }
 

@@ -150,11 +150,18 @@ bindInputs(const ir::Module &module, const std::vector<std::string> &specs) {
 
 std::vector<std::string> resultNames(const ir::Module &module) {
   const ir::Instruction *root = module.entry()->root();
-  if (root->opcode() != ir::Opcode::Tuple)
-    return {root->name()};
   std::vector<std::string> names;
-  for (const ir::Instruction *operand : root->operands())
-    names.push_back(operand->name());
+  if (root->opcode() == ir::Opcode::Tuple) {
+    for (const ir::Instruction *operand : root->operands())
+      names.push_back(operand->name());
+    return names;
+  }
+  if (!root->shape().isTuple())
+    return {root->name()};
+  // A tuple-valued root that is not a tuple instruction (sort, top-k, a
+  // fusion) has no names for its elements; number them after the root.
+  for (size_t i = 0; i < root->shape().tupleElements().size(); ++i)
+    names.push_back(fmt::format("{}.{}", root->name(), i));
   return names;
 }
 

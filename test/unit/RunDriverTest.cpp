@@ -38,6 +38,10 @@ TEST_CASE("results are named by the root or the root tuple's operands",
                      "  n = f32[2] negate(x)\n"
                      "  ROOT t = (f32[2], f32[2]) tuple(n, x)\n}\n");
   CHECK(driver::resultNames(*tuple) == std::vector<std::string>{"n", "x"});
+  auto sorted = parse("HloModule m, entry=main\n\nENTRY main {\n"
+                      "  x = f32[3] parameter(0)\n"
+                      "  ROOT t = (f32[3], s32[3]) top-k(x), k=3, largest=true\n}\n");
+  CHECK(driver::resultNames(*sorted) == std::vector<std::string>{"t.0", "t.1"});
 }
 
 TEST_CASE("npy arrays and literals convert both ways", "[driver]") {

@@ -77,8 +77,9 @@ NpyArray npyFromLiteral(const ir::Literal &literal);
 Expected<std::vector<ir::Literal>>
 bindInputs(const ir::Module &module, const std::vector<std::string> &specs);
 
-/// Names of the entry's results: the root's name, or for a tuple root the
-/// names of the tuple's operands.
+/// Names of the entry's results: the root's name; for a tuple root the
+/// names of the tuple's operands; for another tuple-valued root (sort,
+/// top-k) "ROOT.0", "ROOT.1", ...
 std::vector<std::string> resultNames(const ir::Module &module);
 
 /// Replaces every character outside [A-Za-z0-9_.-] with '_'.
