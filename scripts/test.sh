@@ -8,6 +8,10 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=${KILN_JOBS:-$(nproc)}
 cd "$root"
+# Let ccache hit across clones in different folders (CI clones afresh each
+# run): paths are hashed relative to the checkout, not the build directory.
+export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root}
+export CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 
 configure_and_build() { # build-dir, targets ("all" for everything), cmake args...
   local dir=$1 targets=$2
