@@ -15,6 +15,36 @@ llvm::AllocaInst *entryAlloca(EmitterContext &ctx, llvm::Type *type,
   return entryBuilder.CreateAlloca(type, nullptr, name);
 }
 
+Error emitAccumulation(EmitterContext &ctx, const ir::Instruction &instruction,
+                       llvm::Value *initial, llvm::ArrayRef<int64_t> innerDims,
+                       const char *innerName, AccumulateStep step) {
+  const auto &outDims = instruction.shape().dims();
+  BufferRef out = ctx.outputBuffer(instruction);
+  llvm::AllocaInst *acc = entryAlloca(ctx, initial->getType());
+  auto &b = ctx.builder();
+  return ctx.emitLoopNest(
+      outDims, [&](llvm::ArrayRef<llvm::Value *> outIndex) -> Error {
+        b.CreateStore(initial, acc);
+        Error inner = ctx.emitLoopNest(
+            innerDims,
+            [&](llvm::ArrayRef<llvm::Value *> innerIndex) -> Error {
+              Expected<llvm::Value *> next =
+                  step(outIndex, innerIndex,
+                       b.CreateLoad(acc->getAllocatedType(), acc));
+              if (!next)
+                return next.takeError();
+              b.CreateStore(*next, acc);
+              return Error::success();
+            },
+            innerName);
+        if (inner)
+          return inner;
+        ctx.storeElement(out, linearOrZero(ctx, outIndex, outDims),
+                         b.CreateLoad(acc->getAllocatedType(), acc));
+        return Error::success();
+      });
+}
+
 Value *indexToI64(EmitterContext &ctx, ir::DType dtype, Value *value) {
   llvm::Type *i64 = ctx.builder().getInt64Ty();
   if (ir::isSignedInt(dtype))

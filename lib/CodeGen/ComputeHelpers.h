@@ -20,6 +20,21 @@ namespace kiln::codegen {
 llvm::AllocaInst *entryAlloca(EmitterContext &ctx, llvm::Type *type,
                               const llvm::Twine &name = "acc");
 
+/// The fold that emitAccumulation applies for one inner index: returns the
+/// new accumulator given the output index, the inner index and the old one.
+using AccumulateStep = llvm::function_ref<Expected<llvm::Value *>(
+    llvm::ArrayRef<llvm::Value *> outIndex,
+    llvm::ArrayRef<llvm::Value *> innerIndex, llvm::Value *accumulator)>;
+
+/// For every element of `instruction`'s result: start an accumulator at
+/// `initial`, fold `step` over the index space `innerDims` (loops named
+/// `innerName`), and store the accumulator into the result. Reduce,
+/// reduce-window, dot and convolution are all this shape; the accumulator
+/// lives in an entry-block slot so it becomes a register.
+Error emitAccumulation(EmitterContext &ctx, const ir::Instruction &instruction,
+                       llvm::Value *initial, llvm::ArrayRef<int64_t> innerDims,
+                       const char *innerName, AccumulateStep step);
+
 /// A scalar integer compute value of `dtype` as i64 (sign- or zero-extended).
 llvm::Value *indexToI64(EmitterContext &ctx, ir::DType dtype,
                         llvm::Value *value);

@@ -95,44 +95,25 @@ Expected<Value *> multiplyAdd(EmitterContext &ctx, const Instruction &inst,
 Error emitDotGeneric(EmitterContext &ctx, const Instruction &instruction,
                      const DotPlan &plan) {
   DType dtype = instruction.shape().dtype();
-  const auto &outDims = instruction.shape().dims();
-  BufferRef out = ctx.outputBuffer(instruction);
-  llvm::AllocaInst *acc = entryAlloca(ctx, ctx.computeType(dtype));
   Value *zero = llvm::Constant::getNullValue(ctx.computeType(dtype));
-  auto &b = ctx.builder();
   size_t nb = plan.lhs.batch.size(), nl = plan.lhs.free.size();
-  return ctx.emitLoopNest(outDims, [&](ArrayRef<Value *> o) -> Error {
-    ArrayRef<Value *> batch = o.take_front(nb);
-    ArrayRef<Value *> lfree = o.slice(nb, nl), rfree = o.drop_front(nb + nl);
-    b.CreateStore(zero, acc);
-    Error inner = ctx.emitLoopNest(
-        plan.contractSizes,
-        [&](ArrayRef<Value *> k) -> Error {
-          Expected<Value *> x = ctx.operandElement(
-              instruction, 0,
-              sideIndex(plan.lhs, plan.lhsRank, batch, lfree, k));
-          if (!x)
-            return x.takeError();
-          Expected<Value *> y = ctx.operandElement(
-              instruction, 1,
-              sideIndex(plan.rhs, plan.rhsRank, batch, rfree, k));
-          if (!y)
-            return y.takeError();
-          Expected<Value *> next =
-              multiplyAdd(ctx, instruction, dtype,
-                          b.CreateLoad(acc->getAllocatedType(), acc), *x, *y);
-          if (!next)
-            return next.takeError();
-          b.CreateStore(*next, acc);
-          return Error::success();
-        },
-        "k");
-    if (inner)
-      return inner;
-    ctx.storeElement(out, linearOrZero(ctx, o, outDims),
-                     b.CreateLoad(acc->getAllocatedType(), acc));
-    return Error::success();
-  });
+  return emitAccumulation(
+      ctx, instruction, zero, plan.contractSizes, "k",
+      [&](ArrayRef<Value *> o, ArrayRef<Value *> k,
+          Value *acc) -> Expected<Value *> {
+        ArrayRef<Value *> batch = o.take_front(nb);
+        ArrayRef<Value *> lfree = o.slice(nb, nl),
+                          rfree = o.drop_front(nb + nl);
+        Expected<Value *> x = ctx.operandElement(
+            instruction, 0, sideIndex(plan.lhs, plan.lhsRank, batch, lfree, k));
+        if (!x)
+          return x.takeError();
+        Expected<Value *> y = ctx.operandElement(
+            instruction, 1, sideIndex(plan.rhs, plan.rhsRank, batch, rfree, k));
+        if (!y)
+          return y.takeError();
+        return multiplyAdd(ctx, instruction, dtype, acc, *x, *y);
+      });
 }
 
 /// Whether the row kernel applies: the rhs's only free dim is its last, both
@@ -403,39 +384,25 @@ Error emitConvolution(EmitterContext &ctx, const Instruction &instruction) {
   if (convRowsApply(ctx, instruction))
     return emitConvRows(ctx, instruction, plan);
   DType dtype = instruction.shape().dtype();
-  const auto &outDims = instruction.shape().dims();
-  BufferRef out = ctx.outputBuffer(instruction);
-  llvm::AllocaInst *acc = entryAlloca(ctx, ctx.computeType(dtype));
   Value *zero = llvm::Constant::getNullValue(ctx.computeType(dtype));
-  auto &b = ctx.builder();
-  return ctx.emitLoopNest(outDims, [&](ArrayRef<Value *> o) -> Error {
-    b.CreateStore(zero, acc);
-    Error inner = ctx.emitLoopNest(
-        plan.kernelSizes,
-        [&](ArrayRef<Value *> t) -> Error {
-          ConvTap tap = convTap(ctx, instruction, plan, o, t);
-          Expected<Value *> x = ctx.operandElement(instruction, 0, tap.input);
-          if (!x)
-            return x.takeError();
-          Expected<Value *> w = ctx.operandElement(instruction, 1, tap.kernel);
-          if (!w)
-            return w.takeError();
-          Value *current = b.CreateLoad(acc->getAllocatedType(), acc);
-          Expected<Value *> next =
-              multiplyAdd(ctx, instruction, dtype, current, *x, *w);
-          if (!next)
-            return next.takeError();
-          // Skipped taps leave the sum alone (0 * inf must not make NaN).
-          b.CreateStore(b.CreateSelect(tap.valid, *next, current), acc);
-          return Error::success();
-        },
-        "t");
-    if (inner)
-      return inner;
-    ctx.storeElement(out, linearOrZero(ctx, o, outDims),
-                     b.CreateLoad(acc->getAllocatedType(), acc));
-    return Error::success();
-  });
+  return emitAccumulation(
+      ctx, instruction, zero, plan.kernelSizes, "t",
+      [&](ArrayRef<Value *> o, ArrayRef<Value *> t,
+          Value *acc) -> Expected<Value *> {
+        ConvTap tap = convTap(ctx, instruction, plan, o, t);
+        Expected<Value *> x = ctx.operandElement(instruction, 0, tap.input);
+        if (!x)
+          return x.takeError();
+        Expected<Value *> w = ctx.operandElement(instruction, 1, tap.kernel);
+        if (!w)
+          return w.takeError();
+        Expected<Value *> next =
+            multiplyAdd(ctx, instruction, dtype, acc, *x, *w);
+        if (!next)
+          return next.takeError();
+        // Skipped taps leave the sum alone (0 * inf must not make NaN).
+        return ctx.builder().CreateSelect(tap.valid, *next, acc);
+      });
 }
 
 } // namespace kiln::codegen

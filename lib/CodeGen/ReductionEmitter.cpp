@@ -127,38 +127,19 @@ Error emitReduce(EmitterContext &ctx, const Instruction &instruction) {
   std::vector<int64_t> reducedSizes;
   for (int64_t d : reduced)
     reducedSizes.push_back(in.dim(size_t(d)));
-  std::vector<int64_t> outDims = keptDims(in.dims(), reduced);
-  BufferRef out = ctx.outputBuffer(instruction);
-  llvm::AllocaInst *acc = entryAlloca(ctx, ctx.computeType(in.dtype()));
-  auto &b = ctx.builder();
-
   Expected<Value *> init = ctx.operandElement(instruction, 1, {});
   if (!init)
     return init.takeError();
-  return ctx.emitLoopNest(outDims, [&](ArrayRef<Value *> outIndex) -> Error {
-    b.CreateStore(*init, acc);
-    Error inner = ctx.emitLoopNest(
-        reducedSizes,
-        [&](ArrayRef<Value *> redIndex) -> Error {
-          auto full = mergeIndices(outIndex, redIndex, reduced, in.rank());
-          Expected<Value *> element = ctx.operandElement(instruction, 0, full);
-          if (!element)
-            return element.takeError();
-          Expected<Value *> next =
-              combine(ctx, instruction,
-                      b.CreateLoad(acc->getAllocatedType(), acc), *element);
-          if (!next)
-            return next.takeError();
-          b.CreateStore(*next, acc);
-          return Error::success();
-        },
-        "r");
-    if (inner)
-      return inner;
-    ctx.storeElement(out, linearOrZero(ctx, outIndex, outDims),
-                     b.CreateLoad(acc->getAllocatedType(), acc));
-    return Error::success();
-  });
+  return emitAccumulation(
+      ctx, instruction, *init, reducedSizes, "r",
+      [&](ArrayRef<Value *> outIndex, ArrayRef<Value *> redIndex,
+          Value *acc) -> Expected<Value *> {
+        auto full = mergeIndices(outIndex, redIndex, reduced, in.rank());
+        Expected<Value *> element = ctx.operandElement(instruction, 0, full);
+        if (!element)
+          return element.takeError();
+        return combine(ctx, instruction, acc, *element);
+      });
 }
 
 namespace {
@@ -210,45 +191,27 @@ Error emitReduceWindow(EmitterContext &ctx, const Instruction &instruction) {
   std::vector<int64_t> windowSizes;
   for (const ir::WindowDim &w : window)
     windowSizes.push_back(w.size);
-  const auto &outDims = instruction.shape().dims();
-  BufferRef out = ctx.outputBuffer(instruction);
-  llvm::AllocaInst *acc = entryAlloca(ctx, ctx.computeType(in.dtype()));
-  auto &b = ctx.builder();
   Expected<Value *> init = ctx.operandElement(instruction, 1, {});
   if (!init)
     return init.takeError();
   // An empty operand has nothing to read: every tap is padding.
   bool empty = in.numElements() == 0;
-
-  return ctx.emitLoopNest(outDims, [&](ArrayRef<Value *> outIndex) -> Error {
-    b.CreateStore(*init, acc);
-    Error inner = ctx.emitLoopNest(
-        windowSizes,
-        [&](ArrayRef<Value *> winIndex) -> Error {
-          Value *x = *init;
-          if (!empty) {
-            WindowTap tap = windowTap(ctx, instruction, outIndex, winIndex);
-            Expected<Value *> element =
-                ctx.operandElement(instruction, 0, tap.index);
-            if (!element)
-              return element.takeError();
-            // Padding and dilation holes hold the init value (XLA's rule).
-            x = b.CreateSelect(tap.valid, *element, *init);
-          }
-          Expected<Value *> next = combine(
-              ctx, instruction, b.CreateLoad(acc->getAllocatedType(), acc), x);
-          if (!next)
-            return next.takeError();
-          b.CreateStore(*next, acc);
-          return Error::success();
-        },
-        "w");
-    if (inner)
-      return inner;
-    ctx.storeElement(out, linearOrZero(ctx, outIndex, outDims),
-                     b.CreateLoad(acc->getAllocatedType(), acc));
-    return Error::success();
-  });
+  return emitAccumulation(
+      ctx, instruction, *init, windowSizes, "w",
+      [&](ArrayRef<Value *> outIndex, ArrayRef<Value *> winIndex,
+          Value *acc) -> Expected<Value *> {
+        Value *x = *init;
+        if (!empty) {
+          WindowTap tap = windowTap(ctx, instruction, outIndex, winIndex);
+          Expected<Value *> element =
+              ctx.operandElement(instruction, 0, tap.index);
+          if (!element)
+            return element.takeError();
+          // Padding and dilation holes hold the init value (XLA's rule).
+          x = ctx.builder().CreateSelect(tap.valid, *element, *init);
+        }
+        return combine(ctx, instruction, acc, x);
+      });
 }
 
 namespace {
