@@ -143,20 +143,23 @@ Error generateCode(const ir::Module &module, const CompileOptions &options,
   return Error::success();
 }
 
-} // namespace
-
-aot::ModelInfo describeModel(const ir::Module &module,
-                             const std::string &name) {
+aot::ModelInfo describe(const ir::Module &module,
+                        const std::vector<import::ArgMetadata> &args,
+                        const std::vector<std::string> &names,
+                        const std::string &name) {
   aot::ModelInfo info;
   info.name = aot::toCIdentifier(name);
   const ir::Computation &entry = *module.entry();
   std::vector<ir::Instruction *> parameters = entry.parameters();
   for (size_t i = 0; i < parameters.size(); ++i) {
     const ir::Instruction *parameter = entry.parameter(int64_t(i));
-    info.args.push_back(tensorInfo(parameter->name(), parameter->shape()));
+    const import::ArgMetadata &arg = args.at(i);
+    aot::TensorInfo tensor = tensorInfo(arg.name, parameter->shape());
+    tensor.kind = arg.variable ? aot::ArgKind::Variable : aot::ArgKind::Feed;
+    tensor.readonly = arg.readonly;
+    info.args.push_back(std::move(tensor));
   }
   const ir::Shape &rootShape = entry.root()->shape();
-  std::vector<std::string> names = resultNames(module);
   if (!rootShape.isTuple()) {
     info.results.push_back(tensorInfo(names.at(0), rootShape));
     return info;
@@ -164,6 +167,21 @@ aot::ModelInfo describeModel(const ir::Module &module,
   for (size_t i = 0; i < rootShape.tupleElements().size(); ++i)
     info.results.push_back(tensorInfo(names.at(i), rootShape.tupleElements()[i]));
   return info;
+}
+
+} // namespace
+
+aot::ModelInfo describeModel(const ir::Module &module,
+                             const std::string &name) {
+  std::vector<import::ArgMetadata> args;
+  for (const ir::Instruction *parameter : module.entry()->parameters())
+    args.push_back({parameter->name(), false, true});
+  return describe(module, args, resultNames(module), name);
+}
+
+aot::ModelInfo describeModel(const import::ImportedModel &model,
+                             const std::string &name) {
+  return describe(*model.module, model.args, model.resultNames, name);
 }
 
 Expected<CompileResult> compileModel(const CompileOptions &options) {
@@ -175,9 +193,11 @@ Expected<CompileResult> compileModel(const CompileOptions &options) {
       target::resolveTarget({options.triple, options.cpu, options.features});
   if (!resolved)
     return resolved.takeError();
-  Expected<std::unique_ptr<ir::Module>> module = loadModel(options.model);
-  if (!module)
-    return module.takeError();
+  Expected<import::ImportedModel> imported =
+      importModel(options.model, options.import);
+  if (!imported)
+    return imported.takeError();
+  std::unique_ptr<ir::Module> *module = &imported->module;
 
   std::string prefix = outputPrefix(options);
   std::string name = options.name.empty()
@@ -192,7 +212,7 @@ Expected<CompileResult> compileModel(const CompileOptions &options) {
   if (Error error = checkNoDirectories(result.files))
     return error;
   result.warnings = resolved->warnings;
-  result.info = describeModel(**module, name);
+  result.info = describeModel(*imported, name);
   result.info.cppNamespace = options.cppNamespace;
   result.info.triple = resolved->triple;
   result.info.cpu = resolved->cpu;

@@ -12,16 +12,29 @@
 namespace kiln::driver {
 
 namespace {
-using Loader = Expected<std::unique_ptr<ir::Module>> (*)(const std::string &);
+using Loader = Expected<import::ImportedModel> (*)(
+    const std::string &, const import::ImportOptions &);
 
 struct ModelFormat {
   std::string_view extension;
   Loader load;
 };
 
-// One row per model format; importers for .pb/.pbtxt/.json/.onnx add theirs.
+Expected<import::ImportedModel> importHlo(const std::string &path,
+                                          const import::ImportOptions &options) {
+  if (!options.configPath.empty() || !options.shapes.empty())
+    return makeError("{}: --config and --shape apply to TensorFlow and ONNX "
+                     "models; an HLO module's shapes are already static",
+                     path);
+  Expected<std::unique_ptr<ir::Module>> module = loadModule(path);
+  if (!module)
+    return module.takeError();
+  return importedFromModule(std::move(*module));
+}
+
+// One row per model format; each front end adds its extensions.
 const ModelFormat kModelFormats[] = {
-    {".hlo", &loadModule},
+    {".hlo", &importHlo},
 };
 
 Expected<std::string> readInput(const std::string &path) {
@@ -49,12 +62,32 @@ Expected<std::unique_ptr<ir::Module>> loadModule(const std::string &path) {
   return module;
 }
 
+import::ImportedModel importedFromModule(std::unique_ptr<ir::Module> module) {
+  import::ImportedModel model;
+  for (const ir::Instruction *parameter : module->entry()->parameters())
+    model.args.push_back({parameter->name(), false, true});
+  model.resultNames = resultNames(*module);
+  model.summary.format = "HLO text";
+  model.module = std::move(module);
+  return model;
+}
+
 Expected<std::unique_ptr<ir::Module>> loadModel(const std::string &path) {
+  Expected<import::ImportedModel> model = importModel(path, {});
+  if (!model)
+    return model.takeError();
+  return std::move(model->module);
+}
+
+Expected<import::ImportedModel>
+importModel(const std::string &path, const import::ImportOptions &options) {
   std::string extension = std::filesystem::path(path).extension().string();
+  if (path == "-")
+    extension = ".hlo";
   std::string known;
   for (const ModelFormat &format : kModelFormats) {
     if (format.extension == extension)
-      return format.load(path);
+      return format.load(path, options);
     known += known.empty() ? "" : ", ";
     known += format.extension;
   }

@@ -28,21 +28,16 @@ parseInputSpec(const std::string &spec) {
   return std::make_pair(spec.substr(0, equals), spec.substr(equals + 1));
 }
 
-std::string parameterList(const std::vector<ir::Instruction *> &parameters) {
-  std::vector<std::string> names;
-  for (const ir::Instruction *parameter : parameters)
-    names.push_back(parameter->name());
+std::string nameList(const std::vector<std::string> &names) {
   return names.empty() ? "none" : fmt::format("{}", fmt::join(names, ", "));
 }
 
 /// Maps each input name to its file, rejecting unknown and repeated names
-/// and reporting every parameter left without an input.
+/// and reporting every arg left without an input.
 Expected<std::map<std::string, std::string>>
-matchInputs(const std::vector<ir::Instruction *> &parameters,
+matchInputs(const std::vector<std::string> &argNames,
             const std::vector<std::string> &specs) {
-  std::set<std::string> known;
-  for (const ir::Instruction *parameter : parameters)
-    known.insert(parameter->name());
+  std::set<std::string> known(argNames.begin(), argNames.end());
   std::map<std::string, std::string> files;
   for (const std::string &spec : specs) {
     auto parsed = parseInputSpec(spec);
@@ -51,45 +46,45 @@ matchInputs(const std::vector<ir::Instruction *> &parameters,
     auto &[name, file] = *parsed;
     if (!known.count(name))
       return makeError("the model has no input named '{}' (its inputs: {})",
-                       name, parameterList(parameters));
+                       name, nameList(argNames));
     if (!files.emplace(name, file).second)
       return makeError("--input '{}' is given more than once", name);
   }
   std::vector<std::string> missing;
-  for (const ir::Instruction *parameter : parameters)
-    if (!files.count(parameter->name()))
-      missing.push_back(parameter->name());
+  for (const std::string &name : argNames)
+    if (!files.count(name))
+      missing.push_back(name);
   if (!missing.empty())
     return makeError("missing --input for {} (use --input NAME=FILE.npy for "
                      "each of: {})",
-                     fmt::join(missing, ", "), parameterList(parameters));
+                     fmt::join(missing, ", "), nameList(argNames));
   return files;
 }
 
-Expected<ir::Literal> loadInput(const ir::Instruction &parameter,
+Expected<ir::Literal> loadInput(const std::string &name,
+                                const ir::Shape &expected,
                                 const std::string &file) {
-  const ir::Shape &expected = parameter.shape();
   if (expected.isTuple())
     return makeError("input '{}' has tuple type {}; kiln run takes array "
                      "inputs only",
-                     parameter.name(), expected.toString());
+                     name, expected.toString());
   Expected<NpyArray> array = readNpyFile(file);
   if (!array)
     return array.takeError();
   std::string wanted(ir::numpyName(expected.dtype()));
   if (array->dtype != wanted || array->shape != expected.dims())
     return makeError("input '{}' is {} but the model expects {} (file '{}')",
-                     parameter.name(),
-                     describeArrayType(array->dtype, array->shape),
+                     name, describeArrayType(array->dtype, array->shape),
                      describeShape(expected), file);
   return literalFromNpy(*array);
 }
 
 /// Result names made into unique, safe file names ("y", "y.1", ...).
-std::vector<std::string> resultFileNames(const ir::Module &module) {
+std::vector<std::string>
+resultFileNames(const std::vector<std::string> &resultNames) {
   std::vector<std::string> files;
   std::set<std::string> used;
-  for (const std::string &name : resultNames(module)) {
+  for (const std::string &name : resultNames) {
     std::string base = sanitizeFileName(name), file = base;
     for (int n = 1; used.count(file); ++n)
       file = fmt::format("{}.{}", base, n);
@@ -131,21 +126,43 @@ NpyArray npyFromLiteral(const ir::Literal &literal) {
                   literal.shape().dims(), literal.bytes()};
 }
 
+namespace {
 Expected<std::vector<ir::Literal>>
-bindInputs(const ir::Module &module, const std::vector<std::string> &specs) {
+bindNamedInputs(const ir::Module &module, const std::vector<std::string> &names,
+                const std::vector<std::string> &specs) {
   assert(module.entry() && "verified modules have an entry");
   std::vector<ir::Instruction *> parameters = module.entry()->parameters();
-  auto files = matchInputs(parameters, specs);
+  assert(parameters.size() == names.size() && "one name per parameter");
+  auto files = matchInputs(names, specs);
   if (!files)
     return files.takeError();
   std::vector<ir::Literal> args;
-  for (const ir::Instruction *parameter : parameters) {
-    auto literal = loadInput(*parameter, files->at(parameter->name()));
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    auto literal =
+        loadInput(names[i], parameters[i]->shape(), files->at(names[i]));
     if (!literal)
       return literal.takeError();
     args.push_back(std::move(*literal));
   }
   return args;
+}
+} // namespace
+
+Expected<std::vector<ir::Literal>>
+bindInputs(const ir::Module &module, const std::vector<std::string> &specs) {
+  std::vector<std::string> names;
+  for (const ir::Instruction *parameter : module.entry()->parameters())
+    names.push_back(parameter->name());
+  return bindNamedInputs(module, names, specs);
+}
+
+Expected<std::vector<ir::Literal>>
+bindInputs(const import::ImportedModel &model,
+           const std::vector<std::string> &specs) {
+  std::vector<std::string> names;
+  for (const import::ArgMetadata &arg : model.args)
+    names.push_back(arg.name);
+  return bindNamedInputs(*model.module, names, specs);
 }
 
 std::vector<std::string> resultNames(const ir::Module &module) {
@@ -177,18 +194,18 @@ std::string sanitizeFileName(std::string_view name) {
 }
 
 Expected<std::vector<RunOutput>> runModel(const RunOptions &options) {
-  auto module = loadModel(options.model);
-  if (!module)
-    return module.takeError();
-  auto args = bindInputs(**module, options.inputs);
+  auto model = importModel(options.model, options.import);
+  if (!model)
+    return model.takeError();
+  auto args = bindInputs(*model, options.inputs);
   if (!args)
     return args.takeError();
-  auto results = execute(**module, *args, options.reference);
+  auto results = execute(*model->module, *args, options.reference);
   if (!results)
     return results.takeError();
 
-  std::vector<std::string> names = resultNames(**module);
-  std::vector<std::string> files = resultFileNames(**module);
+  const std::vector<std::string> &names = model->resultNames;
+  std::vector<std::string> files = resultFileNames(names);
   assert(results->size() == names.size() && "one literal per result");
   std::error_code ec;
   std::filesystem::create_directories(options.outputDir, ec);

@@ -8,6 +8,7 @@
 #ifndef KILN_TOOLS_KILN_COMMAND_H
 #define KILN_TOOLS_KILN_COMMAND_H
 
+#include "kiln/Import/Import.h"
 #include "kiln/Support/Error.h"
 
 #include <CLI/CLI.hpp>
@@ -17,6 +18,18 @@ namespace kiln::tool {
 
 /// The selected subcommand's work, run after parsing succeeds.
 using Runner = std::function<Error()>;
+
+/// --config and --shape, shared by every subcommand that imports a model.
+inline void addImportOptions(CLI::App &command, import::ImportOptions &options) {
+  command.add_option("--config", options.configPath,
+                     "tfcompile feed/fetch config (tf2xla.Config as text "
+                     "proto or JSON); default: the model's own inputs and "
+                     "outputs");
+  command.add_option("--shape", options.shapes,
+                     "NAME=D0,D1,... fixes the dynamic dimensions of input "
+                     "NAME (repeat per input)")
+      ->allow_extra_args(false);
+}
 
 } // namespace kiln::tool
 

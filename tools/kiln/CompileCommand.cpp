@@ -16,7 +16,11 @@ void addCompileCommand(CLI::App &app, Runner &runner) {
   CLI::App *command = app.add_subcommand(
       "compile", "Compile a model ahead of time into PREFIX.o, PREFIX.h "
                  "(C and C++ API) and PREFIX.json (manifest)");
-  command->add_option("model", options->model, "Model file (.hlo)")->required();
+  command->add_option("model", options->model,
+                      "Model file: .hlo, .pb, .pbtxt, .json (GraphDef or "
+                      "TF.js model.json), .onnx")
+      ->required();
+  addImportOptions(*command, options->import);
   command->add_option("--target", options->triple,
                       "Target triple, e.g. x86_64-linux-gnu, "
                       "aarch64-linux-gnu, arm64-apple-ios, aarch64-none-elf "

@@ -12,8 +12,11 @@ void addRunCommand(CLI::App &app, Runner &runner) {
   auto options = std::make_shared<driver::RunOptions>();
   CLI::App *command = app.add_subcommand(
       "run", "Execute a model on .npy inputs and write one .npy per result");
-  command->add_option("model", options->model, "Model file (.hlo)")
+  command->add_option("model", options->model,
+                      "Model file: .hlo, .pb, .pbtxt, .json (GraphDef or "
+                      "TF.js model.json), .onnx")
       ->required();
+  addImportOptions(*command, options->import);
   command
       ->add_option("-i,--input", options->inputs,
                    "NAME=FILE.npy for each model input, NAME being the "

@@ -11,6 +11,7 @@
 
 #include "kiln/AOT/ModelInfo.h"
 #include "kiln/IR/Literal.h"
+#include "kiln/Import/Import.h"
 #include "kiln/IR/Module.h"
 #include "kiln/Support/Error.h"
 
@@ -20,7 +21,8 @@
 namespace kiln::driver {
 
 struct CompileOptions {
-  std::string model;                 ///< Model file (.hlo).
+  std::string model;                 ///< Model file (any importable format).
+  import::ImportOptions import;      ///< --config, --shape.
   std::string triple, cpu, features; ///< --target, --cpu, --features.
   std::string name;                  ///< --name; empty: the output file's stem.
   std::string cppNamespace;          ///< --namespace a::b for the C++ class.
@@ -43,6 +45,9 @@ Expected<CompileResult> compileModel(const CompileOptions &options);
 /// elements); sizes from the shapes. Target, arena and weights fields are
 /// left for the caller.
 aot::ModelInfo describeModel(const ir::Module &module, const std::string &name);
+/// The same with the imported model's arg/result names and variable kinds.
+aot::ModelInfo describeModel(const import::ImportedModel &model,
+                             const std::string &name);
 
 /// Runs `module` on the host through the code generator and the JIT
 /// (`kiln run` without --reference): one literal per entry parameter in, one

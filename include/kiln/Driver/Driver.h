@@ -10,6 +10,7 @@
 #define KILN_DRIVER_DRIVER_H
 
 #include "kiln/IR/Literal.h"
+#include "kiln/Import/Import.h"
 #include "kiln/IR/Module.h"
 #include "kiln/Support/Error.h"
 #include "kiln/Support/Npy.h"
@@ -25,7 +26,16 @@ namespace kiln::driver {
 /// Reads an HLO text file ("-" reads stdin), parses and verifies it.
 Expected<std::unique_ptr<ir::Module>> loadModule(const std::string &path);
 
-/// Loads any model format kiln reads, chosen by extension. Today: `.hlo`.
+/// Imports any model format kiln reads, chosen by extension (docs/formats.md),
+/// applying the feed/fetch config and --shape overrides of `options`.
+Expected<import::ImportedModel>
+importModel(const std::string &path, const import::ImportOptions &options);
+
+/// An HLO module as an imported model: args named after the parameters,
+/// results after resultNames().
+import::ImportedModel importedFromModule(std::unique_ptr<ir::Module> module);
+
+/// importModel without a config, keeping only the module.
 Expected<std::unique_ptr<ir::Module>> loadModel(const std::string &path);
 
 /// Splits "a,b,,c" into {"a", "b", "c"} (empty items dropped).
@@ -44,6 +54,7 @@ Error runOpt(const OptOptions &options, std::ostream &out, std::ostream &log);
 
 struct RunOptions {
   std::string model;
+  import::ImportOptions import; ///< --config, --shape
   std::vector<std::string> inputs; ///< "NAME=FILE.npy", one per parameter.
   std::string outputDir = ".";
   /// Evaluate with the reference interpreter instead of the JIT.
@@ -76,6 +87,10 @@ NpyArray npyFromLiteral(const ir::Literal &literal);
 /// in parameter-number order, checking names, count, dtype and shape.
 Expected<std::vector<ir::Literal>>
 bindInputs(const ir::Module &module, const std::vector<std::string> &specs);
+/// The same, matching specs against the imported model's arg names.
+Expected<std::vector<ir::Literal>>
+bindInputs(const import::ImportedModel &model,
+           const std::vector<std::string> &specs);
 
 /// Names of the entry's results: the root's name; for a tuple root the
 /// names of the tuple's operands; for another tuple-valued root (sort,

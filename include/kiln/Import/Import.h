@@ -1,0 +1,73 @@
+//===- Import.h - What every model importer takes and returns ---*- C++ -*-===//
+//
+// An importer turns a framework model (TensorFlow GraphDef or TF.js graph
+// model, ONNX) into a verified HLO module whose entry parameters are the
+// feeds then the variables and whose root holds the fetches, plus the
+// metadata the header and manifest need (names, variable kinds) and a
+// summary of the source graph for `kiln inspect`.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_IMPORT_IMPORT_H
+#define KILN_IMPORT_IMPORT_H
+
+#include "kiln/IR/Module.h"
+#include "kiln/Support/Error.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace kiln::import {
+
+struct ImportOptions {
+  /// tfcompile feed/fetch config (text proto or JSON); empty: the model's
+  /// own inputs and outputs.
+  std::string configPath;
+  /// "NAME=D0,D1,..." from --shape: fixes the dimensions of input NAME.
+  std::vector<std::string> shapes;
+};
+
+/// One op the importer cannot lower, with every node that uses it.
+struct UnsupportedOp {
+  std::string op;
+  std::vector<std::string> nodes;
+  std::string reason; ///< e.g. "control flow is not supported yet"
+};
+
+/// What `kiln inspect` shows about the source graph.
+struct SourceSummary {
+  std::string format;                    ///< "TensorFlow GraphDef", "ONNX", ...
+  std::map<std::string, int64_t> opHistogram; ///< source op -> node count
+  std::vector<UnsupportedOp> unsupported;
+  int64_t weightBytes = 0;               ///< bytes of stored weights
+};
+
+/// Per-arg and per-result metadata beyond what the HLO shapes say.
+struct ArgMetadata {
+  std::string name;      ///< feed or variable name for the header
+  bool variable = false; ///< a tfcompile `variable`
+  bool readonly = true;  ///< variables: false when the step updates it
+};
+
+struct ImportedModel {
+  std::unique_ptr<ir::Module> module;
+  std::vector<ArgMetadata> args;       ///< one per entry parameter
+  std::vector<std::string> resultNames; ///< one per result (fetch names)
+  SourceSummary summary;
+};
+
+/// The message for unsupported ops: one line per op with its nodes, e.g.
+///   "model.pb: 2 unsupported ops in the graph:\n  Switch (control flow ...)
+///   : nodes cond/Switch, cond/Switch_1\n  ...".
+std::string formatUnsupported(const std::string &file,
+                              const std::vector<UnsupportedOp> &ops);
+
+/// Parses every --shape spec into name -> dims; errors name the bad spec.
+Expected<std::map<std::string, std::vector<int64_t>>>
+parseShapeOverrides(const std::vector<std::string> &specs);
+
+} // namespace kiln::import
+
+#endif // KILN_IMPORT_IMPORT_H

@@ -1,0 +1,94 @@
+//===- OnnxOpTable.cpp - Finding an ONNX op's lowering --------------------===//
+#include "Onnx/OnnxOps.h"
+
+#include <fmt/format.h>
+
+namespace kiln::import::onnx {
+
+namespace {
+struct OutOfScope {
+  std::string_view opType;
+  std::string_view reason;
+};
+
+constexpr std::string_view kDataDependent =
+    "its output shape depends on input values, which an ahead-of-time "
+    "compiler cannot allocate for";
+constexpr std::string_view kStrings = "string tensors are not supported by "
+                                      "an ahead-of-time compiler";
+constexpr std::string_view kSequences =
+    "sequence and optional types are not supported by an ahead-of-time "
+    "compiler";
+constexpr std::string_view kRandom =
+    "random number generation is not supported by an ahead-of-time compiler";
+constexpr std::string_view kControlFlow =
+    "control flow (subgraphs) is not supported yet";
+
+const OutOfScope kOutOfScope[] = {
+    {"NonZero", kDataDependent},
+    {"Unique", kDataDependent},
+    {"NonMaxSuppression", kDataDependent},
+    {"Compress", kDataDependent},
+    {"StringNormalizer", kStrings},
+    {"RegexFullMatch", kStrings},
+    {"StringConcat", kStrings},
+    {"StringSplit", kStrings},
+    {"TfIdfVectorizer", kStrings},
+    {"SequenceAt", kSequences},
+    {"SequenceConstruct", kSequences},
+    {"SequenceEmpty", kSequences},
+    {"SequenceErase", kSequences},
+    {"SequenceInsert", kSequences},
+    {"SequenceLength", kSequences},
+    {"SequenceMap", kSequences},
+    {"SplitToSequence", kSequences},
+    {"ConcatFromSequence", kSequences},
+    {"Optional", kSequences},
+    {"OptionalGetElement", kSequences},
+    {"OptionalHasElement", kSequences},
+    {"RandomNormal", kRandom},
+    {"RandomNormalLike", kRandom},
+    {"RandomUniform", kRandom},
+    {"RandomUniformLike", kRandom},
+    {"Multinomial", kRandom},
+    {"Bernoulli", kRandom},
+    {"If", kControlFlow},
+    {"Loop", kControlFlow},
+    {"Scan", kControlFlow},
+};
+} // namespace
+
+std::optional<std::vector<int64_t>>
+OnnxNodeContext::constantInts(size_t i, std::string_view what) {
+  if (!hasInput(i)) {
+    fail(fmt::format("expected input {} ({}) but it is missing", i, what));
+    return std::nullopt;
+  }
+  std::optional<std::vector<int64_t>> values =
+      GraphBuilder::constantInts(input(i));
+  if (!values && builder_.ok())
+    fail(fmt::format("input {} ({}) must be a compile-time constant, but it "
+                     "depends on a graph input; fix the shapes with --shape or "
+                     "make it an initializer",
+                     i, what));
+  return values;
+}
+
+OnnxLowering findOnnxLowering(std::string_view opType) {
+  for (std::span<const OnnxOpRule> table :
+       {onnxElementwiseRules(), onnxTensorRules(), onnxNnRules(),
+        onnxRecurrentRules()})
+    for (const OnnxOpRule &rule : table)
+      if (rule.opType == opType)
+        return rule.lower;
+  return nullptr;
+}
+
+std::string_view onnxUnsupportedReason(std::string_view opType) {
+  for (const OutOfScope &entry : kOutOfScope)
+    if (entry.opType == opType)
+      return entry.reason;
+  return {};
+}
+
+} // namespace kiln::import::onnx

@@ -1,0 +1,89 @@
+//===- OnnxOps.h - The interface between the ONNX importer and lowerings --===//
+//
+// The importer (OnnxImporter.cpp) visits graph nodes in order and calls one
+// lowering per node through an OnnxNodeContext. Lowerings live in one file
+// per op family (OnnxElementwiseOps.cpp, OnnxTensorOps.cpp, OnnxNnOps.cpp,
+// OnnxRecurrentOps.cpp, ...), each exposing a table that OnnxOpTable.cpp
+// concatenates. Semantics that differ between opset versions are decided
+// inside a lowering from `opset()`.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_LIB_IMPORT_ONNX_ONNXOPS_H
+#define KILN_LIB_IMPORT_ONNX_ONNXOPS_H
+
+#include "kiln/Import/GraphBuilder.h"
+#include "kiln/IR/Literal.h"
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kiln::import::onnx {
+
+class OnnxNodeContext {
+public:
+  virtual ~OnnxNodeContext() = default;
+
+  GraphBuilder &builder() { return builder_; }
+  virtual const std::string &name() const = 0;   ///< node name (or its first output)
+  virtual const std::string &opType() const = 0;
+  /// The opset version of the node's domain that the model imports.
+  virtual int64_t opset() const = 0;
+
+  // --- Inputs ------------------------------------------------------------
+  virtual size_t inputCount() const = 0;
+  /// False for a missing optional input (absent or named "").
+  virtual bool hasInput(size_t i) const = 0;
+  virtual Value input(size_t i) const = 0;
+  /// Input i as integers when it is a constant; otherwise records "input i
+  /// (what) of node N must be a compile-time constant" and returns nullopt.
+  std::optional<std::vector<int64_t>> constantInts(size_t i,
+                                                   std::string_view what);
+
+  // --- Attributes --------------------------------------------------------
+  virtual bool hasAttr(std::string_view key) const = 0;
+  virtual int64_t attrInt(std::string_view key, int64_t fallback) = 0;
+  virtual double attrFloat(std::string_view key, double fallback) = 0;
+  virtual std::string attrString(std::string_view key,
+                                 std::string fallback) = 0;
+  virtual std::vector<int64_t> attrInts(std::string_view key) = 0;
+  virtual std::vector<double> attrFloats(std::string_view key) = 0;
+  virtual std::vector<std::string> attrStrings(std::string_view key) = 0;
+  virtual std::optional<ir::Literal> attrTensor(std::string_view key) = 0;
+
+  // --- Outputs -----------------------------------------------------------
+  virtual size_t outputCount() const = 0;
+  /// False for an optional output the model does not use (named "").
+  virtual bool wantsOutput(size_t i) const = 0;
+  virtual void setOutput(size_t i, Value value) = 0;
+
+  Value fail(std::string message) { return builder_.fail(std::move(message)); }
+
+protected:
+  explicit OnnxNodeContext(GraphBuilder &builder) : builder_(builder) {}
+  GraphBuilder &builder_;
+};
+
+using OnnxLowering = void (*)(OnnxNodeContext &);
+
+struct OnnxOpRule {
+  std::string_view opType;
+  OnnxLowering lower;
+};
+
+std::span<const OnnxOpRule> onnxElementwiseRules(); // math, compare, cast, reduce
+std::span<const OnnxOpRule> onnxTensorRules();      // shape, slicing, gather, pad
+std::span<const OnnxOpRule> onnxNnRules();          // conv, gemm, pool, norm, resize
+std::span<const OnnxOpRule> onnxRecurrentRules();   // RNN, GRU, LSTM
+
+/// The lowering for an op of the default domain, or nullptr.
+OnnxLowering findOnnxLowering(std::string_view opType);
+/// Why an op is out of scope for an AOT compiler (data-dependent shapes,
+/// strings, sequences, randomness, training), or empty.
+std::string_view onnxUnsupportedReason(std::string_view opType);
+
+} // namespace kiln::import::onnx
+
+#endif // KILN_LIB_IMPORT_ONNX_ONNXOPS_H

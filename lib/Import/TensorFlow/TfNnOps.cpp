@@ -1,0 +1,14 @@
+//===- TfNnOps.cpp - TensorFlow convolution, matmul, pooling, normalization, resize ===//
+#include "TensorFlow/TfOps.h"
+
+namespace kiln::import::tf {
+
+namespace {
+const TfOpRule kRules[] = {
+    {"", nullptr}, // placeholder until the family's first rule lands
+};
+} // namespace
+
+std::span<const TfOpRule> tfNnRules() { return std::span<const TfOpRule>(kRules).subspan(1); }
+
+} // namespace kiln::import::tf

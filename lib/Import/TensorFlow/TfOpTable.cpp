@@ -1,0 +1,72 @@
+//===- TfOpTable.cpp - Finding a TensorFlow op's lowering -----------------===//
+#include "TensorFlow/TfOps.h"
+
+#include <fmt/format.h>
+
+#include <array>
+
+namespace kiln::import::tf {
+
+namespace {
+// Ops that are deliberately out of scope, with the reason users see.
+struct OutOfScope {
+  std::string_view op;
+  std::string_view reason;
+};
+
+constexpr std::string_view kControlFlow =
+    "control flow is not supported yet; freeze the graph without it";
+constexpr std::string_view kTensorList =
+    "TensorList ops are dynamic containers and not supported yet";
+
+const OutOfScope kOutOfScope[] = {
+    {"Switch", kControlFlow},        {"Merge", kControlFlow},
+    {"Enter", kControlFlow},         {"Exit", kControlFlow},
+    {"NextIteration", kControlFlow}, {"LoopCond", kControlFlow},
+    {"RefSwitch", kControlFlow},     {"RefEnter", kControlFlow},
+    {"RefMerge", kControlFlow},      {"RefExit", kControlFlow},
+    {"While", kControlFlow},         {"StatelessWhile", kControlFlow},
+    {"If", kControlFlow},            {"StatelessIf", kControlFlow},
+    {"Case", kControlFlow},          {"PartitionedCall", kControlFlow},
+    {"StatefulPartitionedCall", kControlFlow},
+};
+
+constexpr std::string_view kTensorListPrefix = "TensorList";
+} // namespace
+
+std::optional<std::vector<int64_t>>
+TfNodeContext::constantInts(size_t i, std::string_view what) {
+  if (i >= inputCount()) {
+    fail(fmt::format("expected an input {} ({}) but the node has {} inputs", i,
+                     what, inputCount()));
+    return std::nullopt;
+  }
+  std::optional<std::vector<int64_t>> values =
+      GraphBuilder::constantInts(input(i));
+  if (!values && builder_.ok())
+    fail(fmt::format("input {} ({}) must be a compile-time constant, but it "
+                     "depends on a feed; fix the shapes with --shape or feed "
+                     "a constant",
+                     i, what));
+  return values;
+}
+
+TfLowering findTfLowering(std::string_view op) {
+  for (std::span<const TfOpRule> table :
+       {tfElementwiseRules(), tfArrayRules(), tfNnRules(), tfTrainingRules()})
+    for (const TfOpRule &rule : table)
+      if (rule.op == op)
+        return rule.lower;
+  return nullptr;
+}
+
+std::string_view tfUnsupportedReason(std::string_view op) {
+  for (const OutOfScope &entry : kOutOfScope)
+    if (entry.op == op)
+      return entry.reason;
+  if (op.substr(0, kTensorListPrefix.size()) == kTensorListPrefix)
+    return kTensorList;
+  return {};
+}
+
+} // namespace kiln::import::tf

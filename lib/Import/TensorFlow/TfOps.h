@@ -1,0 +1,97 @@
+//===- TfOps.h - The interface between the TF importer and op lowerings ---===//
+//
+// The importer (TfImporter.cpp) walks the pruned graph in topological order
+// and calls one lowering per node through a TfNodeContext. Lowerings live in
+// one file per op family (TfElementwiseOps.cpp, TfArrayOps.cpp,
+// TfNnOps.cpp, TfTrainingOps.cpp, ...), each exposing a table of rules that
+// TfOpTable.cpp concatenates. A lowering reads inputs and attributes, builds
+// HLO with the GraphBuilder (whose errors are sticky) and sets its outputs;
+// the importer prefixes any error with the file, node name and op.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_LIB_IMPORT_TENSORFLOW_TFOPS_H
+#define KILN_LIB_IMPORT_TENSORFLOW_TFOPS_H
+
+#include "kiln/Import/GraphBuilder.h"
+#include "kiln/IR/Literal.h"
+
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace kiln::import::tf {
+
+class TfNodeContext {
+public:
+  virtual ~TfNodeContext() = default;
+
+  GraphBuilder &builder() { return builder_; }
+  virtual const std::string &name() const = 0;
+  virtual const std::string &op() const = 0;
+
+  // --- Inputs (data inputs only; control inputs are dropped) ------------
+  virtual size_t inputCount() const = 0;
+  virtual Value input(size_t i) const = 0;
+  /// Input i as integers when it is a constant (after import-time folding);
+  /// otherwise records "input i (what) of node N must be a compile-time
+  /// constant" and returns nullopt.
+  std::optional<std::vector<int64_t>> constantInts(size_t i,
+                                                   std::string_view what);
+
+  // --- Attributes --------------------------------------------------------
+  virtual bool hasAttr(std::string_view key) const = 0;
+  /// Each getter returns `fallback` when the attribute is absent; a present
+  /// attribute of the wrong kind records an error.
+  virtual int64_t attrInt(std::string_view key, int64_t fallback) = 0;
+  virtual double attrFloat(std::string_view key, double fallback) = 0;
+  virtual bool attrBool(std::string_view key, bool fallback) = 0;
+  virtual std::string attrString(std::string_view key,
+                                 std::string fallback) = 0;
+  virtual std::vector<int64_t> attrInts(std::string_view key) = 0;
+  virtual std::vector<double> attrFloats(std::string_view key) = 0;
+  virtual std::vector<std::string> attrStrings(std::string_view key) = 0;
+  /// A `type` attribute (T, DstT, ...) as an IR dtype; unsupported
+  /// TensorFlow dtypes (string, complex, resource) record an error.
+  virtual std::optional<ir::DType> attrType(std::string_view key) = 0;
+  /// A `shape` attribute; nullopt when absent or of unknown rank, -1 for
+  /// unknown dimensions.
+  virtual std::optional<std::vector<int64_t>>
+  attrShape(std::string_view key) = 0;
+  /// A `tensor` attribute (Const's value) as a literal.
+  virtual std::optional<ir::Literal> attrTensor(std::string_view key) = 0;
+
+  // --- Outputs -----------------------------------------------------------
+  /// Sets output `index` (node:index in TensorFlow's naming).
+  virtual void setOutput(size_t index, Value value) = 0;
+
+  /// Records an error about this node (the importer adds file/node/op).
+  Value fail(std::string message) { return builder_.fail(std::move(message)); }
+
+protected:
+  explicit TfNodeContext(GraphBuilder &builder) : builder_(builder) {}
+  GraphBuilder &builder_;
+};
+
+using TfLowering = void (*)(TfNodeContext &);
+
+struct TfOpRule {
+  std::string_view op;
+  TfLowering lower;
+};
+
+// One table per op family; TfOpTable.cpp looks ops up across all of them.
+std::span<const TfOpRule> tfElementwiseRules(); // math, compare, cast, reductions
+std::span<const TfOpRule> tfArrayRules();       // shape, slicing, gather, pad
+std::span<const TfOpRule> tfNnRules();          // conv, matmul, pool, norm, resize
+std::span<const TfOpRule> tfTrainingRules();    // variables, gradients, apply ops
+
+/// The lowering for `op`, or nullptr when kiln does not support it.
+TfLowering findTfLowering(std::string_view op);
+/// Why an op is out of scope (control flow, strings, ...), or empty.
+std::string_view tfUnsupportedReason(std::string_view op);
+
+} // namespace kiln::import::tf
+
+#endif // KILN_LIB_IMPORT_TENSORFLOW_TFOPS_H
