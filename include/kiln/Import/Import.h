@@ -51,10 +51,19 @@ struct ArgMetadata {
   bool readonly = true;  ///< variables: false when the step updates it
 };
 
+/// A writable variable: the entry computes its new value as result
+/// `result`, which the generated code writes back into arg `arg` in place
+/// (so it is not a public result in the header and manifest).
+struct VariableUpdate {
+  size_t result = 0;
+  size_t arg = 0;
+};
+
 struct ImportedModel {
   std::unique_ptr<ir::Module> module;
   std::vector<ArgMetadata> args;       ///< one per entry parameter
-  std::vector<std::string> resultNames; ///< one per result (fetch names)
+  std::vector<std::string> resultNames; ///< one per root result
+  std::vector<VariableUpdate> variableUpdates;
   SourceSummary summary;
 };
 

@@ -53,7 +53,8 @@ TfNodeContext::constantInts(size_t i, std::string_view what) {
 
 TfLowering findTfLowering(std::string_view op) {
   for (std::span<const TfOpRule> table :
-       {tfElementwiseRules(), tfArrayRules(), tfNnRules(), tfTrainingRules()})
+       {tfGraphRules(), tfElementwiseRules(), tfArrayRules(), tfNnRules(),
+        tfTrainingRules()})
     for (const TfOpRule &rule : table)
       if (rule.op == op)
         return rule.lower;

@@ -62,6 +62,16 @@ public:
   /// A `tensor` attribute (Const's value) as a literal.
   virtual std::optional<ir::Literal> attrTensor(std::string_view key) = 0;
 
+  // --- Variables (tfcompile `variable` entries) ---------------------------
+  /// The config name of the variable that input i refers to (a VariableV2
+  /// ref or a VarHandleOp resource, possibly through Identity), or nullopt.
+  /// Reading the input gives the variable's value at the start of the step.
+  virtual std::optional<std::string> variableOf(size_t i) const = 0;
+  /// Records the variable's value after the step (Assign, AssignVariableOp,
+  /// ApplyGradientDescent, ...). The last update wins; a variable that the
+  /// config marks readonly makes this an error.
+  virtual void updateVariable(const std::string &variable, Value value) = 0;
+
   // --- Outputs -----------------------------------------------------------
   /// Sets output `index` (node:index in TensorFlow's naming).
   virtual void setOutput(size_t index, Value value) = 0;
@@ -86,6 +96,7 @@ std::span<const TfOpRule> tfElementwiseRules(); // math, compare, cast, reductio
 std::span<const TfOpRule> tfArrayRules();       // shape, slicing, gather, pad
 std::span<const TfOpRule> tfNnRules();          // conv, matmul, pool, norm, resize
 std::span<const TfOpRule> tfTrainingRules();    // variables, gradients, apply ops
+std::span<const TfOpRule> tfGraphRules();       // Placeholder, Const, Identity, NoOp
 
 /// The lowering for `op`, or nullptr when kiln does not support it.
 TfLowering findTfLowering(std::string_view op);
