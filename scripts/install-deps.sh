@@ -10,7 +10,10 @@ PACKAGES=(
   catch2                                        # unit tests
   libprotobuf-dev protobuf-compiler             # TensorFlow/ONNX importers
   python3-numpy                                 # reference values in tests
+  python3-onnx libonnx-testdata                 # ONNX conformance runner
   g++-aarch64-linux-gnu qemu-user               # AArch64 cross tests
+  nodejs npm python3-protobuf                   # TF.js / ONNX Runtime references (test/models, test/tf-ops)
+  zlib1g-dev dataset-fashion-mnist              # MNIST softmax sample
 )
 
 missing=()
