@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "../../lib/Import/Common/ElementwiseLowering.h"
 #include "../../lib/Import/Common/ReductionLowering.h"
+#include "../../lib/Import/Common/EinsumLowering.h"
 
 #include "kiln/Eval/Evaluator.h"
 #include "kiln/Import/LiteralUtil.h"
@@ -384,4 +385,49 @@ TEST_CASE("normalizeAxes wraps negatives and rejects out-of-range axes",
   CHECK(*normalizeAxes(b, {-1, 0, 2}, 3) == std::vector<int64_t>{0, 2});
   CHECK(!normalizeAxes(b, {3}, 3));
   CHECK(!b.ok());
+}
+
+TEST_CASE("einsum: matmul, diagonal, implicit output, ellipsis",
+          "[import][reduction]") {
+  {
+    // [[1,2],[3,4]] @ [[5,6],[7,8]] = [[19,22],[43,50]], batched twice.
+    Harness h;
+    Value x = h.param(DType::F32, {2, 2, 2}, {1, 2, 3, 4, 1, 0, 0, 1});
+    Value y = h.param(DType::F32, {2, 2, 2}, {5, 6, 7, 8, 5, 6, 7, 8});
+    CHECK(h.run(einsum(h.b, "bij, bjk -> bik", {x, y})) ==
+          std::vector<double>{19, 22, 43, 50, 5, 6, 7, 8});
+  }
+  {
+    // Batch diagonal of [[1,2],[3,4]] and [[5,6],[7,8]].
+    Harness h;
+    Value x = h.param(DType::F32, {2, 2, 2}, {1, 2, 3, 4, 5, 6, 7, 8});
+    Value d = einsum(h.b, "...ii->...i", {x});
+    CHECK(h.run(d) == std::vector<double>{1, 4, 5, 8});
+    CHECK(h.resultShape == Shape(DType::F32, {2, 2}));
+  }
+  {
+    // Implicit output: "i,i" is the inner product 1*4 + 2*5 + 3*6 = 32;
+    // "ij" alone is the identity, "ji" the transpose.
+    Harness h;
+    Value x = h.param(DType::F32, {3}, {1, 2, 3});
+    Value y = h.param(DType::F32, {3}, {4, 5, 6});
+    CHECK(h.run(einsum(h.b, "i,i", {x, y})) == std::vector<double>{32});
+  }
+  {
+    Harness h;
+    Value x = h.param(DType::F32, {2, 3}, {1, 2, 3, 4, 5, 6});
+    Value t = einsum(h.b, "ij->ji", {x});
+    Value s = einsum(h.b, "ij->i", {x});
+    CHECK(h.run(h.b.concatenate({h.b.reshape(t, {6}), s}, 0)) ==
+          std::vector<double>{1, 4, 2, 5, 3, 6, 6, 15});
+  }
+  {
+    // Three operands: (x y) z with a summed label (trace of x y z).
+    Harness h;
+    Value x = h.param(DType::F64, {2, 2}, {1, 2, 3, 4});
+    Value y = h.param(DType::F64, {2, 2}, {0, 1, 1, 0});
+    Value z = h.param(DType::F64, {2, 2}, {2, 0, 0, 3});
+    // x y = [[2,1],[4,3]]; (x y) z = [[4,3],[8,9]]; trace 13.
+    CHECK(h.run(einsum(h.b, "ij,jk,ki->", {x, y, z})) == std::vector<double>{13});
+  }
 }

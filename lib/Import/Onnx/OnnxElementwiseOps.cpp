@@ -10,6 +10,7 @@
 #include "Onnx/OnnxOps.h"
 
 #include "Common/ElementwiseLowering.h"
+#include "Common/EinsumLowering.h"
 #include "Common/ReductionLowering.h"
 
 #include <fmt/format.h>
@@ -405,6 +406,13 @@ void lowerLrn(OnnxNodeContext &c) {
                      c.attrFloat("beta", 0.75), c.attrFloat("bias", 1.0)));
 }
 
+void lowerEinsum(OnnxNodeContext &c) {
+  std::vector<Value> operands;
+  for (size_t i = 0; i < c.inputCount(); ++i)
+    operands.push_back(c.input(i));
+  c.setOutput(0, einsum(c.builder(), c.attrString("equation", ""), operands));
+}
+
 using CD = ComparisonDirection;
 using RK = ReduceKind;
 
@@ -498,6 +506,7 @@ const OnnxOpRule kRules[] = {
     {"LogSoftmax", lowerSoftmaxLike<logSoftmax>},
     {"Hardmax", lowerSoftmaxLike<hardmax>},
     {"CumSum", lowerCumSum},
+    {"Einsum", lowerEinsum},
     // Normalizations.
     {"LayerNormalization", lowerLayerNormalization},
     {"InstanceNormalization", lowerInstanceNormalization},
