@@ -1,14 +1,298 @@
-//===- OnnxNnOps.cpp - ONNX convolution, gemm, pooling, normalization, resize ===//
+//===- OnnxNnOps.cpp - ONNX convolution, gemm, pooling, batch normalization ===//
+//
+// ONNX tensors are channels-first (NCHW); convolutions and pools are
+// lowered in channels-last form between plain `transpose` instructions so
+// that the code generator gets the layout it prefers and the algebraic
+// simplifier can cancel the transposes between consecutive ops. Weights
+// are transposed at import (the transposes fold).
+//
+//===----------------------------------------------------------------------===//
+#include "Common/ConvLowering.h"
+#include "Common/MatMulLowering.h"
+#include "Common/PoolLowering.h"
 #include "Onnx/OnnxOps.h"
+
+#include <fmt/format.h>
 
 namespace kiln::import::onnx {
 
+using ir::Opcode;
+
 namespace {
+
+/// Floor division (Python's //), for SAME padding of a negative total.
+int64_t floorDiv(int64_t a, int64_t b) {
+  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+}
+
+/// Reads auto_pad, strides, dilations and pads for `spatial` dimensions.
+std::optional<ConvParams> readWindowAttrs(OnnxNodeContext &ctx,
+                                          int64_t spatial) {
+  std::string autoPad = ctx.attrString("auto_pad", "NOTSET");
+  std::optional<AutoPad> mode = parseAutoPad(autoPad);
+  if (!mode || autoPad == "SAME" || autoPad == "EXPLICIT") {
+    ctx.fail(fmt::format("unsupported auto_pad '{}'", autoPad));
+    return std::nullopt;
+  }
+  ConvParams params;
+  params.autoPad = *mode;
+  params.strides = ctx.attrInts("strides");
+  params.dilations = ctx.attrInts("dilations");
+  std::vector<int64_t> pads = ctx.attrInts("pads");
+  if (!pads.empty() && int64_t(pads.size()) != 2 * spatial) {
+    ctx.fail(fmt::format("pads has {} entries but {} are needed", pads.size(),
+                         2 * spatial));
+    return std::nullopt;
+  }
+  if ((!params.strides.empty() && int64_t(params.strides.size()) != spatial) ||
+      (!params.dilations.empty() &&
+       int64_t(params.dilations.size()) != spatial)) {
+    ctx.fail(fmt::format("strides and dilations need {} entries", spatial));
+    return std::nullopt;
+  }
+  if (!pads.empty()) {
+    params.padLow.assign(pads.begin(), pads.begin() + spatial);
+    params.padHigh.assign(pads.begin() + spatial, pads.end());
+  }
+  return params;
+}
+
+/// Input 0 with rank >= 3, or nullptr after recording an error.
+Value spatialInput(OnnxNodeContext &ctx) {
+  Value x = ctx.input(0);
+  if (x && x->shape().rank() < 3)
+    return ctx.fail(fmt::format("expected an input of rank >= 3 (N, C, "
+                                "spatial...) but got {}",
+                                x->shape().toString()));
+  return x;
+}
+
+// --- Convolution ---------------------------------------------------------------
+
+void lowerConv(OnnxNodeContext &ctx) {
+  Value x = spatialInput(ctx), w = ctx.input(1);
+  if (!x || !w)
+    return;
+  std::optional<ConvParams> params =
+      readWindowAttrs(ctx, x->shape().rank() - 2);
+  if (!params)
+    return;
+  params->featureGroupCount = ctx.attrInt("group", 1);
+  Value bias = ctx.hasInput(2) ? ctx.input(2) : nullptr;
+  ctx.setOutput(0, convChannelsFirst(ctx.builder(), x, w, bias, *params));
+}
+
+/// ConvTranspose: W is [Cin, Cout / group, K...]. The padding and output
+/// size follow the operator's definition (and ONNX's reference): explicit
+/// pads, or SAME_* splitting the total padding that output_shape (default
+/// input * stride) implies.
+void lowerConvTranspose(OnnxNodeContext &ctx) {
+  GraphBuilder &b = ctx.builder();
+  Value x = spatialInput(ctx), w = ctx.input(1);
+  if (!x || !w)
+    return;
+  int64_t rank = x->shape().rank(), spatial = rank - 2;
+  std::optional<ConvParams> params = readWindowAttrs(ctx, spatial);
+  if (!params)
+    return;
+  params->featureGroupCount = ctx.attrInt("group", 1);
+  std::vector<int64_t> outputPadding = ctx.attrInts("output_padding");
+  std::vector<int64_t> outputShape = ctx.attrInts("output_shape");
+  if (int64_t(outputShape.size()) == rank) // some exporters give N and C too
+    outputShape.erase(outputShape.begin(), outputShape.begin() + 2);
+  if (!outputShape.empty() && int64_t(outputShape.size()) != spatial)
+    return (void)ctx.fail(fmt::format("output_shape has {} entries but {} "
+                                      "are needed",
+                                      outputShape.size(), spatial));
+  ConvParams resolved = *params;
+  resolved.autoPad = AutoPad::Explicit;
+  resolved.padLow.assign(size_t(spatial), 0);
+  resolved.padHigh.assign(size_t(spatial), 0);
+  std::vector<int64_t> outSizes;
+  for (int64_t i = 0; i < spatial; ++i) {
+    size_t si = size_t(i);
+    int64_t in = x->shape().dim(size_t(i + 2));
+    int64_t k = w->shape().dim(size_t(i + 2));
+    int64_t s = params->stride(si), d = params->dilation(si);
+    int64_t op = si < outputPadding.size() ? outputPadding[si] : 0;
+    int64_t natural = s * (in - 1) + op + (k - 1) * d + 1;
+    bool same = params->autoPad == AutoPad::SameUpper ||
+                params->autoPad == AutoPad::SameLower;
+    if (same) {
+      int64_t out = outputShape.empty() ? in * s : outputShape[si];
+      int64_t total = natural - out;
+      int64_t half = floorDiv(total, 2);
+      bool upper = params->autoPad == AutoPad::SameUpper;
+      resolved.padLow[si] = upper ? half : total - half;
+      resolved.padHigh[si] = upper ? total - half : half;
+      outSizes.push_back(out);
+      continue;
+    }
+    if (params->autoPad == AutoPad::Explicit && si < params->padLow.size()) {
+      resolved.padLow[si] = params->padLow[si];
+      resolved.padHigh[si] = params->padHigh[si];
+    }
+    outSizes.push_back(outputShape.empty()
+                           ? natural - resolved.padLow[si] - resolved.padHigh[si]
+                           : outputShape[si]);
+  }
+  // [Cin, Cout/g, K...] -> the forward kernel [K..., Cout/g, Cin].
+  std::vector<int64_t> perm;
+  for (int64_t i = 2; i < rank; ++i)
+    perm.push_back(i);
+  perm.insert(perm.end(), {1, 0});
+  Value y = convTransposeChannelsLast(
+      b, b.transpose(x, channelsLastPermutation(rank)), b.transpose(w, perm),
+      resolved, outSizes);
+  if (ctx.hasInput(2))
+    y = addChannelBias(b, y, ctx.input(2), rank - 1);
+  ctx.setOutput(0, b.transpose(y, channelsFirstPermutation(rank)));
+}
+
+// --- Matrix products ------------------------------------------------------------
+
+/// alpha * A' B' + beta * C with C broadcast to [M, N].
+void lowerGemm(OnnxNodeContext &ctx) {
+  GraphBuilder &b = ctx.builder();
+  Value y = matMul2d(b, ctx.input(0), ctx.input(1),
+                     ctx.attrInt("transA", 0) != 0,
+                     ctx.attrInt("transB", 0) != 0);
+  if (!y)
+    return;
+  double alpha = ctx.attrFloat("alpha", 1.0), beta = ctx.attrFloat("beta", 1.0);
+  if (alpha != 1.0)
+    y = b.binary(Opcode::Multiply, y, b.like(y, alpha));
+  if (ctx.hasInput(2) && beta != 0.0) {
+    Value c = ctx.input(2);
+    if (beta != 1.0)
+      c = b.binary(Opcode::Multiply, c, b.like(c, beta));
+    y = b.binary(Opcode::Add, y, c);
+  }
+  ctx.setOutput(0, y);
+}
+
+void lowerMatMul(OnnxNodeContext &ctx) {
+  ctx.setOutput(0, batchMatMul(ctx.builder(), ctx.input(0), ctx.input(1)));
+}
+
+// --- Pooling ----------------------------------------------------------------------
+
+enum class PoolKind { Max, Average, Lp };
+
+void lowerPool(OnnxNodeContext &ctx, PoolKind kind) {
+  GraphBuilder &b = ctx.builder();
+  Value x = spatialInput(ctx);
+  if (!x)
+    return;
+  int64_t rank = x->shape().rank();
+  std::optional<ConvParams> params = readWindowAttrs(ctx, rank - 2);
+  if (!params)
+    return;
+  std::vector<int64_t> kernel = ctx.attrInts("kernel_shape");
+  if (int64_t(kernel.size()) != rank - 2)
+    return (void)ctx.fail(fmt::format("kernel_shape needs {} entries but "
+                                      "has {}",
+                                      rank - 2, kernel.size()));
+  if (kind == PoolKind::Max && ctx.outputCount() > 1 && ctx.wantsOutput(1))
+    return (void)ctx.fail("MaxPool's Indices output is not supported yet");
+  if (kind == PoolKind::Max && ctx.attrInt("storage_order", 0) != 0)
+    return (void)ctx.fail("MaxPool storage_order=1 only affects Indices, "
+                          "which is not supported yet");
+  Value xl = b.transpose(x, channelsLastPermutation(rank));
+  PoolWindow w = spatialPoolWindow(xl->shape().dims(), true, kernel, *params,
+                                   ctx.attrInt("ceil_mode", 0) != 0);
+  Value y;
+  if (kind == PoolKind::Max)
+    y = maxPool(b, xl, w);
+  else if (kind == PoolKind::Average)
+    y = avgPool(b, xl, w, ctx.attrInt("count_include_pad", 0) != 0);
+  else
+    y = lpPool(b, xl, w, double(ctx.attrInt("p", 2)));
+  ctx.setOutput(0, b.transpose(y, channelsFirstPermutation(rank)));
+}
+
+void lowerMaxPool(OnnxNodeContext &ctx) { lowerPool(ctx, PoolKind::Max); }
+void lowerAveragePool(OnnxNodeContext &ctx) {
+  lowerPool(ctx, PoolKind::Average);
+}
+void lowerLpPool(OnnxNodeContext &ctx) { lowerPool(ctx, PoolKind::Lp); }
+
+/// Global pools reduce every spatial dimension to 1.
+void lowerGlobalPool(OnnxNodeContext &ctx, PoolKind kind) {
+  GraphBuilder &b = ctx.builder();
+  Value x = spatialInput(ctx);
+  if (!x)
+    return;
+  std::vector<int64_t> dims;
+  int64_t count = 1;
+  for (int64_t d = 2; d < x->shape().rank(); ++d) {
+    dims.push_back(d);
+    count *= x->shape().dim(size_t(d));
+  }
+  if (kind == PoolKind::Max)
+    return ctx.setOutput(0, b.reduce(x, dims, ir::ReducerKind::Max, true));
+  if (kind == PoolKind::Average)
+    return ctx.setOutput(
+        0, b.binary(Opcode::Divide, b.reduce(x, dims, ir::ReducerKind::Add, true),
+                    b.like(x, double(count))));
+  double p = double(ctx.attrInt("p", 2));
+  Value powered = b.binary(Opcode::Power, b.unary(Opcode::Abs, x), b.like(x, p));
+  Value sum = b.reduce(powered, dims, ir::ReducerKind::Add, true);
+  ctx.setOutput(0, b.binary(Opcode::Power, sum, b.like(x, 1.0 / p)));
+}
+
+void lowerGlobalMaxPool(OnnxNodeContext &ctx) {
+  lowerGlobalPool(ctx, PoolKind::Max);
+}
+void lowerGlobalAveragePool(OnnxNodeContext &ctx) {
+  lowerGlobalPool(ctx, PoolKind::Average);
+}
+void lowerGlobalLpPool(OnnxNodeContext &ctx) {
+  lowerGlobalPool(ctx, PoolKind::Lp);
+}
+
+// --- Normalization -----------------------------------------------------------------
+
+/// Inference form only. Opsets before 9 have `spatial` (0: statistics per
+/// activation, shaped like x without the batch); opset 14+ has training_mode.
+void lowerBatchNormalization(OnnxNodeContext &ctx) {
+  if (ctx.attrInt("training_mode", 0) != 0 ||
+      (ctx.opset() < 7 && ctx.attrInt("is_test", 0) == 0 &&
+       ctx.outputCount() > 1 && ctx.wantsOutput(1)))
+    return (void)ctx.fail("BatchNormalization in training mode is not "
+                          "supported by an ahead-of-time compiler");
+  Value x = ctx.input(0);
+  if (!x)
+    return;
+  Value mean = ctx.input(3), var = ctx.input(4);
+  int64_t channel = x->shape().rank() >= 2 ? 1 : 0;
+  ctx.setOutput(0, batchNormInference(ctx.builder(), x, ctx.input(1),
+                                      ctx.input(2), mean, var,
+                                      ctx.attrFloat("epsilon", 1e-5), channel));
+  if (ctx.outputCount() > 1 && ctx.wantsOutput(1))
+    ctx.setOutput(1, mean);
+  if (ctx.outputCount() > 2 && ctx.wantsOutput(2))
+    ctx.setOutput(2, var);
+}
+
 const OnnxOpRule kRules[] = {
-    {"", nullptr}, // placeholder until the family's first rule lands
+    {"", nullptr}, // keeps the table non-empty; skipped below
+    {"Conv", lowerConv},
+    {"ConvTranspose", lowerConvTranspose},
+    {"Gemm", lowerGemm},
+    {"MatMul", lowerMatMul},
+    {"MaxPool", lowerMaxPool},
+    {"AveragePool", lowerAveragePool},
+    {"LpPool", lowerLpPool},
+    {"GlobalMaxPool", lowerGlobalMaxPool},
+    {"GlobalAveragePool", lowerGlobalAveragePool},
+    {"GlobalLpPool", lowerGlobalLpPool},
+    {"BatchNormalization", lowerBatchNormalization},
 };
 } // namespace
 
-std::span<const OnnxOpRule> onnxNnRules() { return std::span<const OnnxOpRule>(kRules).subspan(1); }
+std::span<const OnnxOpRule> onnxNnRules() {
+  return std::span<const OnnxOpRule>(kRules).subspan(1);
+}
 
 } // namespace kiln::import::onnx
