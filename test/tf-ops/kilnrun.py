@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 
 import numpy as np
 
@@ -14,6 +15,7 @@ sys.path.insert(0, os.path.join(REPO, 'test', 'e2e'))
 from run_e2e import write_table  # noqa: E402  (the e2e harness's header-driven C table)
 
 DRIVER_C = os.path.join(REPO, 'test', 'e2e', 'driver.c')
+VAR_DRIVER_C = os.path.join(HERE, 'var_driver.c')  # also writes the (updated) args back out
 SETUP_REFS = os.path.join(REPO, 'test', 'models', 'setup_refs.sh')
 
 FLAVOURS = {
@@ -108,9 +110,19 @@ class KilnRunner:
         self.triple, self.cpu, self.cc, self.prefix = FLAVOURS[arch]
         self.work = work
         os.makedirs(work, exist_ok=True)
-        self.driver_obj = os.path.join(work, 'driver.o')
-        if not os.path.exists(self.driver_obj):
-            run(self.cc[:1] + ['-std=c11', '-O1', '-c', DRIVER_C, '-o', self.driver_obj])
+        self.drivers = {}
+        self.lock = threading.Lock()
+
+    def driver(self, source):
+        with self.lock:
+            return self._driver(source)
+
+    def _driver(self, source):
+        if source not in self.drivers:
+            obj = os.path.join(self.work, os.path.basename(source)[:-2] + '.o')
+            run(self.cc[:1] + ['-std=c11', '-O1', '-c', source, '-o', obj])
+            self.drivers[source] = obj
+        return self.drivers[source]
 
     def compile(self, model, name, work, extra=()):
         cmd = [self.kiln, 'compile', model, '--target', self.triple, '--name', name,
@@ -121,12 +133,14 @@ class KilnRunner:
         with open(os.path.join(work, name + '.json')) as f:
             return json.load(f)
 
-    def execute(self, name, work, manifest, inputs, timeout=600):
-        """inputs: arrays in manifest arg order. Returns the results as arrays."""
+    def execute(self, name, work, manifest, inputs, timeout=600, args_out=False):
+        """inputs: arrays in manifest arg order. Returns the results as arrays; with args_out,
+        (results, every arg after the call) for graphs that update variables in place."""
         table = os.path.join(work, 'table.c')
         write_table(table, name, manifest)
         exe = os.path.join(work, name + '.exe')
-        run(self.cc + ['-std=c11', '-I', work, table, self.driver_obj,
+        driver = self.driver(VAR_DRIVER_C if args_out else DRIVER_C)
+        run(self.cc + ['-std=c11', '-I', work, table, driver,
                        os.path.join(work, name + '.o'), '-o', exe, '-lm'])
         args = []
         for i, (arg, a) in enumerate(zip(manifest['args'], inputs)):
@@ -138,9 +152,15 @@ class KilnRunner:
             a.astype(want).tofile(path)
             args.append(path)
         results = [os.path.join(work, f'result{i}.bin') for i in range(len(manifest['results']))]
-        run(self.prefix + [exe] + args + ['--'] + results, timeout=timeout)
-        return [np.fromfile(p, np.dtype(r['dtype'])).reshape(r['shape'])
-                for p, r in zip(results, manifest['results'])]
+        outs = [p[:-4] + '.out' for p in args] if args_out else []
+        run(self.prefix + [exe] + args + ['--'] + results + (['--'] + outs if args_out else []),
+            timeout=timeout)
+        got = [np.fromfile(p, np.dtype(r['dtype'])).reshape(r['shape'])
+               for p, r in zip(results, manifest['results'])]
+        if not args_out:
+            return got
+        return got, [np.fromfile(p, np.dtype(a['dtype'])).reshape(a['shape'])
+                     for p, a in zip(outs, manifest['args'])]
 
 
 def compare(label, got, want, rtol, atol):

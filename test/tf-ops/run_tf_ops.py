@@ -10,6 +10,10 @@ Directives (comment lines at the top of a case):
   # tol: RTOL,ATOL                float tolerance (default 1e-3,1e-4)
   # reference: numpy              reference from <case>.py's `reference(inputs) -> [arrays]`
                                   (for ops TensorFlow.js does not have; inputs: name -> array)
+  # variable: W [readonly]        a tfcompile variable (VariableV2 / VarHandleOp node W): an arg
+                                  drawn like an input; writable ones are compared after the step
+                                  too (numpy reference: return fetches, then each writable
+                                  variable's new value, in directive order)
   # arch: x86_64                  run only for that architecture (say why in a comment)
 Inputs are seeded (mulberry32, seed 1, drawn per placeholder in graph order). Reference outputs are
 cached under --cache keyed by the case, the runner and the package lock. Every op of kiln's TF rule
@@ -52,9 +56,9 @@ class Case:
         self.ident = re.sub(r'[^A-Za-z0-9_]', '_', self.name)
         self.text = open(path).read()
         self.fetches, self.inputs, self.tol = None, {}, DEFAULT_TOL
-        self.numpy_ref, self.only = False, None
+        self.numpy_ref, self.only, self.variables = False, None, []  # [(name, readonly)]
         for line in self.text.splitlines():
-            m = re.match(r'\s*#\s*(fetch|input|tol|reference|arch)\s*:\s*(.*)$', line)
+            m = re.match(r'\s*#\s*(fetch|input|tol|reference|arch|variable)\s*:\s*(.*)$', line)
             if m:
                 self.directive(m.group(1), m.group(2).strip())
         self.ops = set(re.findall(r'^\s*op\s*:\s*"([^"]+)"', self.text, re.M))
@@ -68,6 +72,9 @@ class Case:
             self.numpy_ref = value == 'numpy'
         elif key == 'arch':
             self.only = value
+        elif key == 'variable':
+            name, *flags = value.split()
+            self.variables.append((name, 'readonly' in flags))
         elif key == 'input':
             name, *fields = value.split()
             spec = self.inputs.setdefault(name, {})
@@ -77,6 +84,13 @@ class Case:
                     spec['range'] = tuple(float(x) for x in v.split(','))
                 elif k == 'values':
                     spec['values'] = [float(x) for x in v.split(',')]
+
+    def spec(self, name, dtype):
+        """The input directive for a placeholder or variable; integer ranges as ints."""
+        spec = dict(self.inputs.get(name, {}))
+        if 'range' in spec and dtype.kind in 'iub':
+            spec['range'] = tuple(int(v) for v in spec['range'])
+        return spec
 
     def key(self, extra):
         h = hashlib.sha256()
@@ -118,11 +132,17 @@ class Harness:
         rng = kilnrun.Mulberry32(1)
         feeds = []
         for name, dtype, shape in tfgraph.placeholders(graph):
-            spec = dict(case.inputs.get(name, {}))
-            if 'range' in spec and dtype.kind in 'iub':
-                spec['range'] = tuple(int(v) for v in spec['range'])
-            feeds.append((name, kilnrun.make_input(rng, dtype, shape, spec)))
+            feeds.append((name, kilnrun.make_input(rng, dtype, shape, case.spec(name, dtype))))
         unknown = set(case.inputs) - {n for n, _ in feeds}
+        nodes = {n.name: n for n in graph.node}
+        for name, _ in case.variables:  # variables are drawn after the placeholders
+            node = nodes.get(name)
+            if node is None or node.op not in ('VariableV2', 'Variable', 'VarHandleOp'):
+                raise Failure(f'variable directive: {name} is not a variable node')
+            shape = tfgraph.shape_of(node.attr['shape'].shape)
+            dtype = np.dtype(tfgraph.DT_NUMPY[node.attr['dtype'].type % 100])
+            feeds.append((name, kilnrun.make_input(rng, dtype, shape, case.spec(name, dtype))))
+        unknown -= {v for v, _ in case.variables}
         if unknown:
             raise Failure('input directive names no placeholder: ' + ', '.join(sorted(unknown)))
         fetches = case.fetches or tfgraph.sink_fetches(graph)
@@ -149,6 +169,9 @@ class Harness:
             os.makedirs(tmp)
             if case.numpy_ref:
                 refs[case.name] = self.numpy_reference(case, feeds, tmp, cdir)
+                continue
+            if case.variables:
+                refs[case.name] = 'case: variables need `# reference: numpy` (TF.js has none)'
                 continue
             tfgraph.graph_to_tfjs(graph, tmp)
             job = {'dir': tmp, 'fetches': fetches, 'feeds': []}
@@ -224,11 +247,17 @@ class Harness:
 
     # --- kiln side ---------------------------------------------------------------------------
     def write_config(self, case, feeds, fetches, path):
-        lines = []
+        lines, readonly = [], dict(case.variables)
         for name, a in feeds:
             dims = ' '.join(f'dim {{ size: {d} }}' for d in a.shape)
+            ident = re.sub(r'[^A-Za-z0-9_]', '_', name)
+            if name in readonly:
+                dt = tfgraph.DT_NAMES[tfgraph.NUMPY_DT[a.dtype]]
+                lines.append(f'variable {{ node_name: "{name}" name: "{ident}" shape {{ {dims} }} '
+                             f'type: {dt} readonly: {str(readonly[name]).lower()} }}')
+                continue
             lines.append(f'feed {{ id {{ node_name: "{name}" }} shape {{ {dims} }} '
-                         f'name: "{re.sub(r"[^A-Za-z0-9_]", "_", name)}" }}')
+                         f'name: "{ident}" }}')
         for fetch in fetches:
             node, _, idx = fetch.partition(':')
             lines.append(f'fetch {{ id {{ node_name: "{node}" output_index: {idx or 0} }} '
@@ -249,11 +278,18 @@ class Harness:
         if len(manifest['args']) != len(feeds) or len(manifest['results']) != len(fetches):
             raise Failure(f'kiln has {len(manifest["args"])} args / {len(manifest["results"])} '
                           f'results, the case {len(feeds)} feeds / {len(fetches)} fetches')
-        got = self.runner.execute(case.ident, work, manifest, [a for _, a in feeds])
+        writable = [i for i, (n, _) in enumerate(feeds) if dict(case.variables).get(n) is False]
+        labels = [f'fetch {f}' for f in fetches] + [f'variable {feeds[i][0]}' for i in writable]
+        if case.variables:
+            got, after = self.runner.execute(case.ident, work, manifest, [a for _, a in feeds],
+                                             args_out=True)
+            got += [after[i] for i in writable]
+        else:
+            got = self.runner.execute(case.ident, work, manifest, [a for _, a in feeds])
         if len(ref) != len(got):
             raise Failure(f'{len(got)} results, reference has {len(ref)}')
-        for k, (g, w) in enumerate(zip(got, ref)):
-            kilnrun.compare(f'fetch {fetches[k]}', g, w, *case.tol)
+        for label, g, w in zip(labels, got, ref):
+            kilnrun.compare(label, g, w, *case.tol)
         if not self.opts.keep:
             shutil.rmtree(work, ignore_errors=True)
 

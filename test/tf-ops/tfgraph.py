@@ -17,6 +17,9 @@ _PB = None
 DT_NUMPY = {1: np.float32, 2: np.float64, 3: np.int32, 4: np.uint8, 5: np.int16, 6: np.int8,
             9: np.int64, 10: np.bool_, 17: np.uint16, 19: np.float16, 22: np.uint32, 23: np.uint64}
 NUMPY_DT = {np.dtype(v): k for k, v in DT_NUMPY.items()}
+DT_NAMES = {1: 'DT_FLOAT', 2: 'DT_DOUBLE', 3: 'DT_INT32', 4: 'DT_UINT8', 5: 'DT_INT16',
+            6: 'DT_INT8', 9: 'DT_INT64', 10: 'DT_BOOL', 17: 'DT_UINT16', 19: 'DT_HALF',
+            22: 'DT_UINT32', 23: 'DT_UINT64'}
 # Which TensorProto field holds the values when tensor_content is empty.
 VAL_FIELD = {1: 'float_val', 2: 'double_val', 3: 'int_val', 4: 'int_val', 5: 'int_val',
              6: 'int_val', 9: 'int64_val', 10: 'bool_val', 17: 'int_val', 19: 'half_val',
