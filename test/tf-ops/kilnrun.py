@@ -49,7 +49,14 @@ class Mulberry32:
         return ((t ^ (t >> 14)) & 0xFFFFFFFF) / 4294967296.0
 
     def floats(self, n):
-        return np.array([self.next() for _ in range(n)], np.float64)
+        """n draws at once: the state advances by a constant, so each draw is independent."""
+        m = np.uint64(0xFFFFFFFF)
+        k = np.arange(1, n + 1, dtype=np.uint64)
+        a = (np.uint64(self.a) + k * np.uint64(0x6D2B79F5)) & m
+        self.a = int(a[-1]) if n else self.a
+        t = ((a ^ (a >> np.uint64(15))) * (a | np.uint64(1))) & m
+        t = ((t + (((t ^ (t >> np.uint64(7))) * (t | np.uint64(61))) & m)) & m) ^ t
+        return ((t ^ (t >> np.uint64(14))) & m).astype(np.float64) / 4294967296.0
 
 
 def _imul(a, b):
