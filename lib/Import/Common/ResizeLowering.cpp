@@ -35,27 +35,29 @@ AxisResample linearPlan(int64_t inSize, int64_t outSize) {
   return plan;
 }
 
-// ONNX's source coordinate of output position x for one axis.
-double onnxSourceCoordinate(double x, int64_t inSize, int64_t outSize,
-                            double scale, double roiStart, double roiEnd,
+// ONNX's source coordinate of output position x for one axis. As in ONNX's
+// reference (and its test data) the resized length is in * scale, which is
+// fractional when scales rather than sizes are given.
+double onnxSourceCoordinate(double x, int64_t inSize, double scale,
+                            double roiStart, double roiEnd,
                             const std::string &mode, bool &known) {
   known = true;
+  double outLength = double(inSize) * scale;
   if (mode == "half_pixel")
     return (x + 0.5) / scale - 0.5;
   if (mode == "pytorch_half_pixel")
-    return outSize > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
+    return outLength > 1 ? (x + 0.5) / scale - 0.5 : 0.0;
   if (mode == "align_corners")
-    return outSize == 1 ? 0.0
-                        : x * double(inSize - 1) / double(outSize - 1);
+    return outLength == 1 ? 0.0 : x * double(inSize - 1) / (outLength - 1);
   if (mode == "asymmetric")
     return x / scale;
   if (mode == "tf_half_pixel_for_nn")
     return (x + 0.5) / scale;
   if (mode == "tf_crop_and_resize")
-    return outSize > 1 ? roiStart * double(inSize - 1) +
-                             x * (roiEnd - roiStart) * double(inSize - 1) /
-                                 double(outSize - 1)
-                       : 0.5 * (roiStart + roiEnd) * double(inSize - 1);
+    return outLength > 1 ? roiStart * double(inSize - 1) +
+                               x * (roiEnd - roiStart) * double(inSize - 1) /
+                                   (outLength - 1)
+                         : 0.5 * (roiStart + roiEnd) * double(inSize - 1);
   known = false;
   return 0;
 }
@@ -140,8 +142,8 @@ AxisResample onnxResizeAxis(int64_t inSize, int64_t outSize, double scale,
   };
   for (int64_t o = 0; o < outSize; ++o) {
     bool known = true;
-    double x = onnxSourceCoordinate(double(o), inSize, outSize, scale, roiStart,
-                                    roiEnd, options.coordinateMode, known);
+    double x = onnxSourceCoordinate(double(o), inSize, scale, roiStart, roiEnd,
+                                    options.coordinateMode, known);
     if (!known)
       return AxisResample{};
     size_t i = size_t(o);
