@@ -1,6 +1,7 @@
 //===- Driver.cpp - Loading models and small helpers shared by subcommands ===//
 #include "kiln/Driver/Driver.h"
 
+#include "kiln/Import/TensorFlow.h"
 #include "kiln/IR/Parser.h"
 #include "kiln/IR/Verifier.h"
 #include "kiln/Support/FileUtils.h"
@@ -35,6 +36,11 @@ Expected<import::ImportedModel> importHlo(const std::string &path,
 // One row per model format; each front end adds its extensions.
 const ModelFormat kModelFormats[] = {
     {".hlo", &importHlo},
+    // TensorFlow: binary/text GraphDef; .json is a GraphDef as JSON or a
+    // TF.js model.json, told apart by content.
+    {".pb", &import::importTensorFlow},
+    {".pbtxt", &import::importTensorFlow},
+    {".json", &import::importTensorFlow},
 };
 
 Expected<std::string> readInput(const std::string &path) {

@@ -71,6 +71,12 @@ public:
   /// ApplyGradientDescent, ...). The last update wins; a variable that the
   /// config marks readonly makes this an error.
   virtual void updateVariable(const std::string &variable, Value value) = 0;
+  /// The variable's latest value in this step: the last updateVariable
+  /// value recorded by a node lowered before this one (nodes are lowered in
+  /// a topological order that respects control inputs), else its value at
+  /// the start of the step. For reads ordered after updates
+  /// (ReadVariableOp after AssignVariableOp, two AssignAdds).
+  virtual Value currentValue(const std::string &variable) = 0;
 
   // --- Outputs -----------------------------------------------------------
   /// Sets output `index` (node:index in TensorFlow's naming).

@@ -1,0 +1,379 @@
+//===- TfPlan.cpp - Resolving feeds, fetches, variables; pruning; checks --===//
+#include "TensorFlow/TfPlan.h"
+#include "TensorFlow/TfTensor.h"
+
+#include <fmt/format.h>
+
+namespace kiln::import::tf {
+
+namespace {
+using ShapeOverrides = std::map<std::string, std::vector<int64_t>>;
+
+// Ops that write the variable named by their first input.
+constexpr std::string_view kUpdatePrefixes[] = {
+    "Assign", "Apply", "ResourceApply", "ScatterUpdate", "ResourceScatter"};
+
+// Ops with no outputs: never a default fetch.
+constexpr std::string_view kNoOutputs[] = {"NoOp", "Assert", "SaveV2",
+                                           "AssignVariableOp"};
+
+bool startsWithAny(std::string_view text,
+                   std::span<const std::string_view> prefixes) {
+  for (std::string_view prefix : prefixes)
+    if (text.substr(0, prefix.size()) == prefix)
+      return true;
+  return false;
+}
+
+bool isOneOf(std::string_view text, std::span<const std::string_view> list) {
+  for (std::string_view item : list)
+    if (text == item)
+      return true;
+  return false;
+}
+
+tensorflow::TensorShapeProto shapeProto(const std::vector<int64_t> &dims) {
+  tensorflow::TensorShapeProto shape;
+  for (int64_t dim : dims)
+    shape.add_dim()->set_size(dim);
+  return shape;
+}
+
+// Feeds and fetches when there is no --config: the TF.js signature's inputs
+// and outputs where it lists them, else the Placeholders and the nodes
+// nothing consumes (as TF.js does for a model without a signature).
+tensorflow::tf2xla::Config defaultConfig(const TfModel &model,
+                                         const TfGraph &graph) {
+  tensorflow::tf2xla::Config config;
+  for (const SignatureTensor &input : model.signatureInputs) {
+    tensorflow::tf2xla::Feed *feed = config.add_feed();
+    feed->mutable_id()->set_node_name(input.node);
+    feed->mutable_id()->set_output_index(input.index);
+    feed->set_name(parseTensorName(input.key).first);
+    feed->set_type(input.type);
+    if (input.dims)
+      *feed->mutable_shape() = shapeProto(*input.dims);
+  }
+  for (const SignatureTensor &output : model.signatureOutputs) {
+    tensorflow::tf2xla::Fetch *fetch = config.add_fetch();
+    fetch->mutable_id()->set_node_name(output.node);
+    fetch->mutable_id()->set_output_index(output.index);
+    fetch->set_name(output.key);
+  }
+  bool defaultFeeds = config.feed_size() == 0, defaultFetches = config.fetch_size() == 0;
+  for (size_t i = 0; i < graph.size(); ++i) {
+    const tensorflow::NodeDef &node = graph.node(i);
+    if (node.op() == "Placeholder") {
+      if (!defaultFeeds)
+        continue;
+      tensorflow::tf2xla::Feed *feed = config.add_feed();
+      feed->mutable_id()->set_node_name(node.name());
+      feed->set_name(node.name());
+    } else if (defaultFetches && !graph.hasConsumers(i) &&
+               !isOneOf(node.op(), kNoOutputs)) {
+      tensorflow::tf2xla::Fetch *fetch = config.add_fetch();
+      fetch->mutable_id()->set_node_name(node.name());
+      fetch->set_name(node.name());
+    }
+  }
+  return config;
+}
+
+class Planner {
+public:
+  Planner(TfPlan &plan, ShapeOverrides shapes)
+      : plan_(plan), shapes_(std::move(shapes)) {}
+
+  Error resolve(const tensorflow::tf2xla::Config &config);
+  void prune();
+  void summarize();
+
+private:
+  Expected<size_t> findNode(const std::string &name, std::string_view what);
+  Expected<ir::Shape> feedShape(const tensorflow::tf2xla::Feed &feed,
+                                const std::string &name, size_t node);
+  Error resolveFeed(const tensorflow::tf2xla::Feed &feed);
+  Error resolveVariable(const tensorflow::tf2xla::Variable &variable);
+  Error resolveFetch(const tensorflow::tf2xla::Fetch &fetch);
+  Error checkShapesUsed() const;
+
+  TfPlan &plan_;
+  ShapeOverrides shapes_;
+};
+
+Expected<size_t> Planner::findNode(const std::string &name,
+                                   std::string_view what) {
+  int64_t node = plan_.graph->find(name);
+  if (node >= 0)
+    return size_t(node);
+  return makeError("{}: error: {} names node '{}', which is not in the graph "
+                   "{}",
+                   plan_.configName, what, name, plan_.model.path);
+}
+
+// A node's element type from its attributes, for feeds without `type`.
+std::optional<tensorflow::DataType> nodeType(const tensorflow::NodeDef &node) {
+  for (const char *key : {"dtype", "T"}) {
+    auto it = node.attr().find(key);
+    if (it != node.attr().end() &&
+        it->second.value_case() == tensorflow::AttrValue::kType)
+      return it->second.type();
+  }
+  return std::nullopt;
+}
+
+Expected<ir::Shape> Planner::feedShape(const tensorflow::tf2xla::Feed &feed,
+                                       const std::string &name, size_t node) {
+  const tensorflow::NodeDef &def = plan_.graph->node(node);
+  std::optional<tensorflow::DataType> type =
+      feed.type() != tensorflow::DT_INVALID ? feed.type() : nodeType(def);
+  if (!type)
+    return makeError("{}: error: input '{}': cannot tell the type of node "
+                     "'{}' ({}); set `type` in its feed",
+                     plan_.configName, name, def.name(), def.op());
+  std::optional<ir::DType> dtype = dtypeFromTf(*type);
+  if (!dtype)
+    return makeError("{}: error: input '{}' has type {}, which kiln does not "
+                     "support",
+                     plan_.configName, name, tfDTypeName(*type));
+  std::optional<std::vector<int64_t>> dims;
+  auto shapeAttr = def.attr().find("shape");
+  if (feed.has_shape())
+    dims = dimsFromShape(feed.shape());
+  else if (shapeAttr != def.attr().end() && shapeAttr->second.has_shape())
+    dims = dimsFromShape(shapeAttr->second.shape());
+  auto override = shapes_.find(name);
+  if (override == shapes_.end())
+    override = shapes_.find(def.name());
+  if (override != shapes_.end()) {
+    const std::vector<int64_t> &fixed = override->second;
+    bool fits = !dims || dims->size() == fixed.size();
+    for (size_t i = 0; fits && i < fixed.size(); ++i)
+      fits = (*dims)[i] < 0 || (*dims)[i] == fixed[i];
+    if (!fits)
+      return makeError("--shape {}={}: input '{}' has shape {}; --shape may "
+                       "only fix its unknown (-1) dimensions",
+                       override->first, fmt::join(fixed, ","), name,
+                       describeDims(dims));
+    dims = fixed;
+    shapes_.erase(override);
+  }
+  bool known = dims.has_value();
+  for (size_t i = 0; known && i < dims->size(); ++i)
+    known = (*dims)[i] >= 0;
+  if (!known)
+    return makeError("{}: error: input '{}' has shape {} with unknown "
+                     "dimensions; fix them with --shape {}=D0,D1,...",
+                     plan_.model.path, name, describeDims(dims), name);
+  return ir::Shape(*dtype, *dims);
+}
+
+Error Planner::resolveFeed(const tensorflow::tf2xla::Feed &feed) {
+  const std::string &nodeName = feed.id().node_name();
+  int64_t index = feed.id().output_index();
+  std::string name = !feed.name().empty() ? feed.name()
+                     : index == 0         ? nodeName
+                                          : fmt::format("{}:{}", nodeName, index);
+  Expected<size_t> node = findNode(nodeName, fmt::format("feed '{}'", name));
+  if (!node)
+    return node.takeError();
+  Expected<ir::Shape> shape = feedShape(feed, name, *node);
+  if (!shape)
+    return shape.takeError();
+  if (!plan_.state->fed.emplace(std::pair(*node, index), nullptr).second)
+    return makeError("{}: error: tensor '{}:{}' is fed twice",
+                     plan_.configName, nodeName, index);
+  plan_.feeds.push_back({name, *node, index, std::move(*shape), nullptr});
+  return Error::success();
+}
+
+Error Planner::resolveVariable(const tensorflow::tf2xla::Variable &variable) {
+  const std::string &nodeName = variable.node_name();
+  std::string name = variable.name().empty() ? nodeName : variable.name();
+  Expected<size_t> node = findNode(nodeName, fmt::format("variable '{}'", name));
+  if (!node)
+    return node.takeError();
+  const tensorflow::NodeDef &def = plan_.graph->node(*node);
+  std::optional<tensorflow::DataType> type =
+      variable.type() != tensorflow::DT_INVALID ? variable.type() : nodeType(def);
+  std::optional<ir::DType> dtype = type ? dtypeFromTf(*type) : std::nullopt;
+  std::optional<std::vector<int64_t>> dims;
+  auto shapeAttr = def.attr().find("shape");
+  if (variable.has_shape())
+    dims = dimsFromShape(variable.shape());
+  else if (shapeAttr != def.attr().end() && shapeAttr->second.has_shape())
+    dims = dimsFromShape(shapeAttr->second.shape());
+  bool known = dims.has_value();
+  for (size_t i = 0; known && i < dims->size(); ++i)
+    known = (*dims)[i] >= 0;
+  if (!dtype || !known)
+    return makeError("{}: error: variable '{}': give its `type` and a fully "
+                     "known `shape` in the config (found {} {})",
+                     plan_.configName, name,
+                     type ? tfDTypeName(*type) : "no type", describeDims(dims));
+  if (plan_.state->byNode.count(*node))
+    return makeError("{}: error: node '{}' is listed as a variable twice",
+                     plan_.configName, nodeName);
+  plan_.state->byNode[*node] = plan_.state->variables.size();
+  plan_.state->variables.push_back(
+      {name, *node, ir::Shape(*dtype, *dims), variable.readonly(), nullptr});
+  return Error::success();
+}
+
+Error Planner::resolveFetch(const tensorflow::tf2xla::Fetch &fetch) {
+  const std::string &nodeName = fetch.id().node_name();
+  int64_t index = fetch.id().output_index();
+  std::string name = !fetch.name().empty()
+                         ? fetch.name()
+                         : fmt::format("{}:{}", nodeName, index);
+  Expected<size_t> node = findNode(nodeName, fmt::format("fetch '{}'", name));
+  if (!node)
+    return node.takeError();
+  plan_.fetches.push_back({name, *node, index});
+  return Error::success();
+}
+
+Error Planner::checkShapesUsed() const {
+  if (shapes_.empty())
+    return Error::success();
+  std::vector<std::string> inputs;
+  for (const FeedSpec &feed : plan_.feeds)
+    inputs.push_back(feed.name);
+  return makeError("--shape {}=...: the model has no input of that name "
+                   "(inputs: {})",
+                   shapes_.begin()->first,
+                   inputs.empty() ? "none" : fmt::format("{}", fmt::join(inputs, ", ")));
+}
+
+Error Planner::resolve(const tensorflow::tf2xla::Config &config) {
+  for (const tensorflow::tf2xla::Feed &feed : config.feed())
+    if (Error error = resolveFeed(feed))
+      return error;
+  for (const tensorflow::tf2xla::Variable &variable : config.variable())
+    if (Error error = resolveVariable(variable))
+      return error;
+  for (const tensorflow::tf2xla::Fetch &fetch : config.fetch())
+    if (Error error = resolveFetch(fetch))
+      return error;
+  if (plan_.fetches.empty())
+    return makeError("{}: error: nothing to compute: the model has no "
+                     "outputs; give a --config with `fetch` entries",
+                     plan_.configName);
+  return checkShapesUsed();
+}
+
+void Planner::prune() {
+  const TfGraph &graph = *plan_.graph;
+  const VariableState &state = *plan_.state;
+  std::vector<std::pair<size_t, std::string>> roots;
+  for (const FetchSpec &fetch : plan_.fetches)
+    if (!state.fed.count({fetch.node, fetch.index}))
+      roots.emplace_back(fetch.node, fmt::format("fetch '{}'", fetch.name));
+  // Nodes that write a writable config variable run even when no fetch
+  // needs them, as in tfcompile: their results are the variable updates.
+  for (size_t i = 0; i < graph.size(); ++i) {
+    const tensorflow::NodeDef &node = graph.node(i);
+    if (!startsWithAny(node.op(), kUpdatePrefixes) || graph.inputs(i).empty())
+      continue;
+    const NodeInput &target = graph.inputs(i).front();
+    const VariableSpec *variable =
+        target.control ? nullptr : state.variableAt(target.node, target.index);
+    if (variable && !variable->readonly)
+      roots.emplace_back(i, fmt::format("the update of variable '{}' by node "
+                                        "'{}'",
+                                        variable->name, node.name()));
+  }
+  plan_.needed = graph.prune(roots, [&](size_t node, int64_t index) {
+    return state.fed.count({node, index}) != 0;
+  });
+}
+
+void Planner::summarize() {
+  SourceSummary &summary = plan_.summary;
+  summary.format = plan_.model.format;
+  std::map<std::string, size_t> unsupportedIndex;
+  // Fed nodes (Placeholders) are not in the pruned graph but are the
+  // model's inputs, so they count.
+  for (const FeedSpec &feed : plan_.feeds)
+    if (!plan_.needed.count(feed.node))
+      ++summary.opHistogram[plan_.graph->node(feed.node).op()];
+  for (const auto &[node, root] : plan_.needed) {
+    const tensorflow::NodeDef &def = plan_.graph->node(node);
+    ++summary.opHistogram[def.op()];
+    if (plan_.isTfJs()) {
+      auto stored = plan_.model.storedWeightBytes.find(def.name());
+      if (stored != plan_.model.storedWeightBytes.end())
+        summary.weightBytes += stored->second;
+    } else if (def.op() == "Const" && def.attr().count("value")) {
+      summary.weightBytes += tensorByteSize(def.attr().at("value").tensor());
+    }
+    if (plan_.state->byNode.count(node) || findTfLowering(def.op()))
+      continue;
+    auto [it, added] = unsupportedIndex.emplace(def.op(), summary.unsupported.size());
+    if (added)
+      summary.unsupported.push_back(
+          {def.op(), {}, std::string(tfUnsupportedReason(def.op()))});
+    summary.unsupported[it->second].nodes.push_back(def.name());
+  }
+}
+} // namespace
+
+Error TfPlan::check() {
+  if (!summary.unsupported.empty())
+    return Error::failure(formatUnsupported(model.path, summary.unsupported));
+  for (const auto &[node, root] : needed) {
+    const tensorflow::NodeDef &def = graph->node(node);
+    if (def.op() == "Placeholder" && !state->byNode.count(node))
+      return makeError("{}: error: {} depends on placeholder '{}', which is "
+                       "not fed; add a feed for it to the config",
+                       model.path, root, def.name());
+  }
+  std::set<size_t> subset;
+  for (const auto &[node, root] : needed)
+    subset.insert(node);
+  Expected<std::vector<size_t>> sorted =
+      graph->topologicalOrder(subset, [&](size_t node, int64_t index) {
+        return state->fed.count({node, index}) != 0;
+      });
+  if (!sorted)
+    return sorted.takeError();
+  order = std::move(*sorted);
+  return Error::success();
+}
+
+Expected<std::unique_ptr<TfPlan>> planImport(const std::string &path,
+                                             const ImportOptions &options) {
+  auto plan = std::make_unique<TfPlan>();
+  Expected<TfModel> model = readTfModel(path);
+  if (!model)
+    return model.takeError();
+  plan->model = std::move(*model);
+  Expected<TfGraph> graph = TfGraph::build(plan->model.graph, path);
+  if (!graph)
+    return graph.takeError();
+  plan->graph = std::make_unique<TfGraph>(std::move(*graph));
+  plan->state.reset(new VariableState{*plan->graph, {}, {}, {}, {}});
+
+  Expected<ShapeOverrides> shapes = parseShapeOverrides(options.shapes);
+  if (!shapes)
+    return shapes.takeError();
+  tensorflow::tf2xla::Config config;
+  if (options.configPath.empty()) {
+    plan->configName = path;
+    config = defaultConfig(plan->model, *plan->graph);
+  } else {
+    plan->configName = options.configPath;
+    Expected<tensorflow::tf2xla::Config> read = readTfConfig(options.configPath);
+    if (!read)
+      return read.takeError();
+    config = std::move(*read);
+  }
+  Planner planner(*plan, std::move(*shapes));
+  if (Error error = planner.resolve(config))
+    return error;
+  planner.prune();
+  planner.summarize();
+  return plan;
+}
+
+} // namespace kiln::import::tf

@@ -1,0 +1,60 @@
+//===- TfPlan.h - A TensorFlow model with its feeds, fetches and pruned graph -*- C++ -*-===//
+//
+// Planning is everything the importer decides before lowering a node: the
+// model and config are read, feeds/fetches/variables resolved against the
+// graph (with --shape), the graph pruned to what the fetches and variable
+// updates need, and summarized for `kiln inspect`. check() then rejects a
+// plan that cannot be lowered, reporting every unsupported op at once.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_LIB_IMPORT_TENSORFLOW_TFPLAN_H
+#define KILN_LIB_IMPORT_TENSORFLOW_TFPLAN_H
+
+#include "TensorFlow/TfContext.h"
+#include "TensorFlow/TfGraph.h"
+#include "TensorFlow/TfModel.h"
+
+#include "kiln/Import/Import.h"
+
+#include <memory>
+
+namespace kiln::import::tf {
+
+struct FeedSpec {
+  std::string name; ///< config name, or the node name
+  size_t node = 0;
+  int64_t index = 0;
+  ir::Shape shape;
+  Value parameter = nullptr;
+};
+
+struct FetchSpec {
+  std::string name; ///< config name, or "node:index"
+  size_t node = 0;
+  int64_t index = 0;
+};
+
+struct TfPlan {
+  TfModel model;
+  std::unique_ptr<TfGraph> graph;
+  std::unique_ptr<VariableState> state; ///< variables and fed tensors
+  std::string configName; ///< the config file, or the model for defaults
+  std::vector<FeedSpec> feeds;
+  std::vector<FetchSpec> fetches;
+  /// The pruned graph: node -> what needs it ("fetch 'y'", ...).
+  std::map<size_t, std::string> needed;
+  std::vector<size_t> order; ///< filled by check()
+  SourceSummary summary;
+
+  bool isTfJs() const { return model.format == "TensorFlow.js graph model"; }
+  /// Unsupported ops (all of them), unfed placeholders, cycles; fills order.
+  Error check();
+};
+
+/// Reads and plans the import of `path` with `options`.
+Expected<std::unique_ptr<TfPlan>> planImport(const std::string &path,
+                                             const ImportOptions &options);
+
+} // namespace kiln::import::tf
+
+#endif // KILN_LIB_IMPORT_TENSORFLOW_TFPLAN_H
