@@ -18,6 +18,9 @@ constexpr std::string_view kControlFlow =
     "control flow is not supported yet; freeze the graph without it";
 constexpr std::string_view kTensorList =
     "TensorList ops are dynamic containers and not supported yet";
+constexpr std::string_view kDataDependent =
+    "its output shape depends on the input values, which an ahead-of-time "
+    "compiler cannot size";
 
 const OutOfScope kOutOfScope[] = {
     {"Switch", kControlFlow},        {"Merge", kControlFlow},
@@ -29,6 +32,9 @@ const OutOfScope kOutOfScope[] = {
     {"If", kControlFlow},            {"StatelessIf", kControlFlow},
     {"Case", kControlFlow},          {"PartitionedCall", kControlFlow},
     {"StatefulPartitionedCall", kControlFlow},
+    {"Where", kDataDependent},       {"Unique", kDataDependent},
+    {"UniqueV2", kDataDependent},    {"ListDiff", kDataDependent},
+    {"SetDiff1D", kDataDependent},
 };
 
 constexpr std::string_view kTensorListPrefix = "TensorList";
