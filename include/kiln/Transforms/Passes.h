@@ -9,6 +9,16 @@ namespace kiln {
 #define KILN_PASS(Name, Factory) std::unique_ptr<Pass> Factory();
 #include "kiln/Transforms/Passes.def"
 
+/// Adds kiln's default optimization pipeline to `manager`: verify; then
+/// constant-folding, algebraic-simplifier, cse and dce repeated until a
+/// round changes nothing (at most 8 rounds); verify. Every pass preserves
+/// the module's results exactly (no float reassociation). Also registered
+/// as the pass `default-pipeline`.
+void buildDefaultPipeline(PassManager &manager);
+
+/// Runs the default pipeline on `module` in place.
+Error runDefaultPipeline(ir::Module &module);
+
 } // namespace kiln
 
 #endif // KILN_TRANSFORMS_PASSES_H

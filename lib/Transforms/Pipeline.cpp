@@ -1,0 +1,119 @@
+//===- Pipeline.cpp - The default optimization pipeline --------------------===//
+//
+// What `kiln compile` and the JIT path of `kiln run` run on every imported
+// module before buffer assignment (`kiln run --reference` does not, so the
+// evaluator stays an independent oracle of the unoptimized module).
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Transforms/Passes.h"
+
+#include "kiln/IR/Verifier.h"
+
+namespace kiln {
+
+namespace {
+/// Runs its passes in order, again and again until a whole round changes
+/// nothing or `maxRounds` rounds ran. Each pass enables the others (folding
+/// makes identities visible, simplification makes duplicates and dead code,
+/// CSE makes more folding possible), so one round is rarely enough.
+class FixedPointPass final : public Pass {
+public:
+  FixedPointPass(std::string name, std::vector<std::unique_ptr<Pass>> passes,
+                 int maxRounds)
+      : name_(std::move(name)), passes_(std::move(passes)),
+        maxRounds_(maxRounds) {}
+  std::string_view name() const override { return name_; }
+  Expected<bool> run(ir::Module &module) override {
+    bool everChanged = false;
+    for (int round = 0; round < maxRounds_; ++round) {
+      bool changed = false;
+      for (const std::unique_ptr<Pass> &pass : passes_) {
+        Expected<bool> passChanged = pass->run(module);
+        if (!passChanged)
+          return makeError("pass '{}' failed: {}", pass->name(),
+                           passChanged.errorMessage());
+        if (!*passChanged)
+          continue;
+        // Pin a broken module on the inner pass that broke it.
+        if (Error error = ir::verifyModule(module))
+          return makeError("module is invalid after pass '{}': {}",
+                           pass->name(), error.message());
+        changed = true;
+      }
+      everChanged |= changed;
+      if (!changed)
+        break;
+    }
+    return everChanged;
+  }
+
+private:
+  std::string name_;
+  std::vector<std::unique_ptr<Pass>> passes_;
+  int maxRounds_;
+};
+
+/// Enough for every model seen so far to reach the fixed point (most need
+/// two or three rounds); the bound keeps compile time predictable.
+constexpr int kMaxRounds = 8;
+
+std::unique_ptr<Pass> createSimplificationLoop() {
+  std::vector<std::unique_ptr<Pass>> passes;
+  // Fold first: importers leave weight arithmetic (dequantization, kernel
+  // transposes) that turns into plain constants the rules can match.
+  passes.push_back(createConstantFoldingPass());
+  // Identities, no-op data movement, and transpose sinking so NCHW<->NHWC
+  // transpose pairs around convolutions cancel.
+  passes.push_back(createAlgebraicSimplifierPass());
+  // Importers repeat subgraphs (broadcast constants per use, shape
+  // arithmetic); merging them exposes more folding and frees arena bytes.
+  passes.push_back(createCommonSubexpressionEliminationPass());
+  // Drop what the rewrites above left unused before the next round, so
+  // use counts (which transpose sinking relies on) are exact.
+  passes.push_back(createDeadCodeEliminationPass());
+  return std::make_unique<FixedPointPass>("simplify", std::move(passes),
+                                          kMaxRounds);
+}
+
+class DefaultPipelinePass final : public Pass {
+public:
+  DefaultPipelinePass() {
+    buildDefaultPipeline(manager_);
+    manager_.setAfterPassHook(
+        [this](std::string_view, const ir::Module &, bool changed) {
+          changed_ |= changed;
+        });
+  }
+  std::string_view name() const override { return "default-pipeline"; }
+  Expected<bool> run(ir::Module &module) override {
+    changed_ = false;
+    if (Error error = manager_.run(module))
+      return error;
+    return changed_;
+  }
+
+private:
+  PassManager manager_;
+  bool changed_ = false;
+};
+} // namespace
+
+std::unique_ptr<Pass> createDefaultPipelinePass() {
+  return std::make_unique<DefaultPipelinePass>();
+}
+
+void buildDefaultPipeline(PassManager &manager) {
+  // Reject a broken input before any rewrite sees it.
+  manager.addPass(createVerifyPass());
+  manager.addPass(createSimplificationLoop());
+  // Code generation relies on a verified module; cheap next to codegen.
+  manager.addPass(createVerifyPass());
+}
+
+Error runDefaultPipeline(ir::Module &module) {
+  PassManager manager;
+  buildDefaultPipeline(manager);
+  return manager.run(module);
+}
+
+} // namespace kiln

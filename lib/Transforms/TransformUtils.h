@@ -1,0 +1,59 @@
+//===- TransformUtils.h - Helpers shared by the rewriting passes -*- C++ -*-===//
+//
+// Small, pass-independent pieces: building an instruction with its shape
+// inferred by the verifier's rules, recognizing splat constants by their
+// exact bit pattern (so -0.0 and +0.0 are told apart), and permutation
+// arithmetic for transposes. Internal to lib/Transforms.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_LIB_TRANSFORMS_TRANSFORMUTILS_H
+#define KILN_LIB_TRANSFORMS_TRANSFORMUTILS_H
+
+#include "kiln/IR/Module.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace kiln::transforms {
+
+/// Appends `opcode(operands)` to `computation` with its result shape
+/// inferred; `declared` supplies what the operands cannot (see
+/// ir::inferShape). The name is made unique from `name`. Returns nullptr
+/// when shape inference rejects the operands (a rewrite rule then gives up).
+/// The new instruction is appended at the end: callers re-sort the
+/// computation topologically before it is verified.
+ir::Instruction *build(ir::Computation &computation, ir::Opcode opcode,
+                       std::vector<ir::Instruction *> operands,
+                       ir::Attributes attrs, const ir::Shape &declared,
+                       const std::string &name);
+
+/// Element values recognized by their exact bit pattern in a given dtype.
+enum class SplatValue {
+  Zero,         ///< integers 0, floats +0.0, pred false
+  NegativeZero, ///< floats -0.0 only
+  One,          ///< integers 1, floats 1.0, pred true
+};
+
+/// Whether every element of `literal` is `value` (false for empty arrays
+/// of an unsupported dtype pattern).
+bool isSplatLiteral(const ir::Literal &literal, SplatValue value);
+
+/// Whether `instruction` is a constant, or a chain of broadcasts and
+/// reshapes of a constant, every element of which is `value`.
+bool isSplat(const ir::Instruction *instruction, SplatValue value);
+
+/// The permutation Q with Q[P[i]] = i.
+std::vector<int64_t> inversePermutation(const std::vector<int64_t> &permutation);
+/// transpose(transpose(x, inner), outer) == transpose(x, result).
+std::vector<int64_t> composePermutations(const std::vector<int64_t> &inner,
+                                         const std::vector<int64_t> &outer);
+bool isIdentityPermutation(const std::vector<int64_t> &permutation);
+
+/// Removes every computation (except the entry) that no fusion calls.
+/// Returns whether any was removed.
+bool removeUncalledComputations(ir::Module &module);
+
+} // namespace kiln::transforms
+
+#endif // KILN_LIB_TRANSFORMS_TRANSFORMUTILS_H
