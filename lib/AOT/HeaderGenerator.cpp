@@ -100,6 +100,14 @@ std::string describe(const TensorInfo &tensor) {
                      ir::numpyName(tensor.dtype), dims);
 }
 
+/// An arg's description, saying what kind of variable it is.
+std::string describeArg(const TensorInfo &arg) {
+  if (arg.kind != ArgKind::Variable)
+    return describe(arg);
+  return describe(arg) + (arg.readonly ? ", read-only variable"
+                                       : ", variable written in place");
+}
+
 int64_t elementCount(const TensorInfo &tensor) {
   int64_t count = 1;
   for (int64_t d : tensor.shape)
@@ -172,7 +180,7 @@ std::string accessors(const ModelInfo &info) {
   std::vector<std::string> argNames = uniqueIdentifiers(info.args);
   for (size_t i = 0; i < info.args.size(); ++i) {
     const TensorInfo &arg = info.args[i];
-    out += fmt::format("\n  // arg {} {}\n", i, describe(arg));
+    out += fmt::format("\n  // arg {} {}\n", i, describeArg(arg));
     writer.write(arg, "arg", i, fmt::format("arg{}", i), true);
     bool variable = arg.kind == ArgKind::Variable;
     writer.write(arg, "arg", i,
@@ -194,7 +202,7 @@ std::string bufferMacros(const ModelInfo &info, const std::string &macro) {
   std::string out;
   for (size_t i = 0; i < info.args.size(); ++i)
     out += fmt::format("#define {}_ARG{}_SIZE {} /* {} */\n", macro, i,
-                       info.args[i].bytes, describe(info.args[i]));
+                       info.args[i].bytes, describeArg(info.args[i]));
   for (size_t i = 0; i < info.results.size(); ++i)
     out += fmt::format("#define {}_RESULT{}_SIZE {} /* {} */\n", macro, i,
                        info.results[i].bytes, describe(info.results[i]));

@@ -56,6 +56,10 @@ std::string tensorObject(const TensorInfo &tensor, bool withKind) {
   if (withKind)
     out += fmt::format("      \"kind\": \"{}\",\n",
                        tensor.kind == ArgKind::Variable ? "variable" : "feed");
+  // Feeds are always read-only; a variable says whether the run writes it.
+  if (withKind && tensor.kind == ArgKind::Variable)
+    out += fmt::format("      \"readonly\": {},\n",
+                       tensor.readonly ? "true" : "false");
   out += fmt::format("      \"dtype\": \"{}\",\n", ir::numpyName(tensor.dtype));
   out += fmt::format("      \"shape\": {},\n", shapeList(tensor.shape));
   out += fmt::format("      \"bytes\": {}\n", tensor.bytes);

@@ -8,6 +8,11 @@
 // whose live ranges overlap; ties break on schedule position so the result
 // is deterministic.
 //
+// Argument write-backs (writable variables) are root elements that are not
+// results: arena values among them stay live past the last instruction, and
+// a new value that is another written argument gets a staging slice above
+// everything else, used only during the final copies.
+//
 //===----------------------------------------------------------------------===//
 #include "kiln/Analysis/BufferAssignment.h"
 
@@ -60,19 +65,23 @@ struct Interval {
 /// Builds everything; kept out of the public class to keep it small.
 class Builder {
 public:
-  Builder(const ir::Computation &entry, BufferAssignment &out,
-          std::map<ValueRef, BufferSlice> &slices,
-          std::vector<ValueRef> &results,
+  Builder(const ir::Computation &entry, std::map<ValueRef, BufferSlice> &slices,
+          std::vector<ValueRef> &results, std::vector<WriteBack> &writeBacks,
           std::map<ValueRef, std::pair<int64_t, int64_t>> &ranges)
-      : entry_(entry), slices_(slices), results_(results), ranges_(ranges) {}
+      : entry_(entry), slices_(slices), results_(results),
+        writeBacks_(writeBacks), ranges_(ranges) {}
 
-  Expected<int64_t> run(std::vector<const Instruction *> &schedule);
+  Expected<int64_t> run(std::vector<const Instruction *> &schedule,
+                        const std::vector<ArgWriteBack> &specs);
 
 private:
   Error classify(const Instruction *instruction, int64_t position);
   void addArenaValue(ValueRef value, int64_t bytes, int64_t position);
   void computeLastUses(const std::vector<const Instruction *> &schedule);
+  Error splitRoot(const std::vector<ArgWriteBack> &specs);
   void assignResults();
+  void keepWriteBacksLive(int64_t end);
+  int64_t placeStaging(int64_t arenaBytes);
   Error classifyFusion(const Instruction *fusion, int64_t position);
   int64_t placeArena();
   void aliasFusionRoots();
@@ -80,6 +89,7 @@ private:
   const ir::Computation &entry_;
   std::map<ValueRef, BufferSlice> &slices_;
   std::vector<ValueRef> &results_;
+  std::vector<WriteBack> &writeBacks_;
   std::map<ValueRef, std::pair<int64_t, int64_t>> &ranges_;
   std::vector<ValueRef> arenaOrder_; // candidates in discovery order
   std::set<ValueRef> fixedRange_;    // fused values: live only in the fusion
@@ -176,11 +186,84 @@ void Builder::computeLastUses(const std::vector<const Instruction *> &schedule) 
   }
 }
 
+static const ir::Shape &valueShape(ValueRef value) {
+  const ir::Shape &shape = value.instruction->shape();
+  return value.tupleIndex < 0 ? shape
+                              : shape.tupleElements()[size_t(value.tupleIndex)];
+}
+
+/// Splits the root's array values into results and argument write-backs.
+Error Builder::splitRoot(const std::vector<ArgWriteBack> &specs) {
+  std::vector<ValueRef> root;
+  containedValues(entry_.root(), root);
+  std::vector<bool> written(root.size(), false);
+  std::set<int64_t> targets;
+  for (const ArgWriteBack &spec : specs) {
+    if (spec.result < 0 || spec.result >= int64_t(root.size()))
+      return makeError("buffer assignment: write-back of root element {}, but "
+                       "the root has {} elements",
+                       spec.result, root.size());
+    const Instruction *parameter =
+        spec.arg < 0 ? nullptr : entry_.parameter(spec.arg);
+    if (!parameter)
+      return makeError("buffer assignment: write-back into argument {}, which "
+                       "does not exist",
+                       spec.arg);
+    if (written[size_t(spec.result)] || !targets.insert(spec.arg).second)
+      return makeError("buffer assignment: root element {} or argument {} is "
+                       "in more than one write-back",
+                       spec.result, spec.arg);
+    ValueRef value = root[size_t(spec.result)];
+    if (!(valueShape(value) == parameter->shape()))
+      return makeError("buffer assignment: root element {} has shape {} but "
+                       "it is written back into argument {} of shape {}",
+                       spec.result, valueShape(value).toString(), spec.arg,
+                       parameter->shape().toString());
+    written[size_t(spec.result)] = true;
+    ValueRef target{parameter, -1};
+    bool unchanged = !(value < target) && !(target < value);
+    writeBacks_.push_back({value, target, std::nullopt, unchanged});
+  }
+  for (size_t i = 0; i < root.size(); ++i)
+    if (!written[i])
+      results_.push_back(root[i]);
+  return Error::success();
+}
+
+/// Arena values written back are read after the last instruction, at
+/// position `end`, so nothing may reuse their bytes.
+void Builder::keepWriteBacksLive(int64_t end) {
+  for (const WriteBack &writeBack : writeBacks_) {
+    auto range = ranges_.find(writeBack.value);
+    if (range != ranges_.end() && !fixedRange_.count(writeBack.value))
+      range->second.second = end;
+  }
+}
+
+/// A new value that lives in another written argument must be copied out
+/// before that argument is overwritten: it gets bytes of its own above the
+/// rest of the arena (rare: a swap or an assignment between variables).
+int64_t Builder::placeStaging(int64_t arenaBytes) {
+  std::set<const Instruction *> targets;
+  for (const WriteBack &writeBack : writeBacks_)
+    targets.insert(writeBack.target.instruction);
+  for (WriteBack &writeBack : writeBacks_) {
+    const BufferSlice &source = slices_[writeBack.value];
+    if (writeBack.unchanged || source.kind != BufferKind::Arg ||
+        !targets.count(writeBack.value.instruction))
+      continue;
+    writeBack.staging = BufferSlice{BufferKind::Arena, 0, arenaBytes,
+                                    source.bytes};
+    arenaBytes = alignTo(arenaBytes + source.bytes,
+                         BufferAssignment::kArenaAlignment);
+  }
+  return arenaBytes;
+}
+
 /// Root values go to the caller's result buffers, unless the caller owns
 /// them already (parameters), they are read-only (constants) or an earlier
 /// result took them: those are copied by code generation.
 void Builder::assignResults() {
-  containedValues(entry_.root(), results_);
   for (size_t i = 0; i < results_.size(); ++i) {
     ValueRef value = results_[i];
     BufferSlice &slice = slices_[value];
@@ -257,29 +340,35 @@ void Builder::aliasFusionRoots() {
   }
 }
 
-Expected<int64_t> Builder::run(std::vector<const Instruction *> &schedule) {
+Expected<int64_t> Builder::run(std::vector<const Instruction *> &schedule,
+                               const std::vector<ArgWriteBack> &specs) {
   for (const Instruction *instruction : entry_.instructions())
     schedule.push_back(instruction);
   for (size_t position = 0; position < schedule.size(); ++position)
     if (Error e = classify(schedule[position], int64_t(position)))
       return e;
   computeLastUses(schedule);
+  if (Error e = splitRoot(specs))
+    return e;
   // Results stay live to the end (they are not in the arena anyway).
   assignResults();
-  int64_t bytes = placeArena();
+  keepWriteBacksLive(int64_t(schedule.size()));
+  int64_t bytes = placeStaging(placeArena());
   aliasFusionRoots();
   return bytes;
 }
 
-Expected<BufferAssignment> BufferAssignment::build(const ir::Module &module) {
+Expected<BufferAssignment>
+BufferAssignment::build(const ir::Module &module,
+                        const std::vector<ArgWriteBack> &writeBacks) {
   const ir::Computation *entry = module.entry();
   if (!entry || !entry->root())
     return makeError("buffer assignment: module '{}' has no entry computation",
                      module.name());
   BufferAssignment result;
-  Builder builder(*entry, result, result.slices_, result.results_,
+  Builder builder(*entry, result.slices_, result.results_, result.writeBacks_,
                   result.liveRanges_);
-  Expected<int64_t> bytes = builder.run(result.schedule_);
+  Expected<int64_t> bytes = builder.run(result.schedule_, writeBacks);
   if (!bytes)
     return bytes.takeError();
   result.arenaBytes_ = *bytes;
@@ -356,6 +445,20 @@ std::string BufferAssignment::toString() const {
   for (size_t i = 0; i < results_.size(); ++i)
     if (resultNeedsCopy(int64_t(i)))
       out += fmt::format("result {}: copy of {}\n", i, valueName(results_[i]));
+  for (const WriteBack &writeBack : writeBacks_) {
+    int64_t arg = writeBack.target.instruction->parameterNumber();
+    if (writeBack.unchanged) {
+      out += fmt::format("arg {}: unchanged\n", arg);
+      continue;
+    }
+    std::string staging;
+    if (writeBack.staging)
+      staging = fmt::format(" staged at arena [{}, {})",
+                            writeBack.staging->offset,
+                            writeBack.staging->offset + writeBack.staging->bytes);
+    out += fmt::format("arg {}: write-back of {}{}\n", arg,
+                       valueName(writeBack.value), staging);
+  }
   return out;
 }
 

@@ -3,7 +3,9 @@
 // emitModule creates `int NAME_run(const void* const* args,
 // void* const* results, void* arena)`, emits every scheduled instruction of
 // the entry computation inline through the Emitters.def table, copies the
-// results that do not already live in their result buffer, and returns 0.
+// results that do not already live in their result buffer, writes the new
+// values of writable variables into their argument buffers (last, so no
+// instruction reads a half-updated variable), and returns 0.
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/CodeGen/CodeGen.h"
@@ -76,17 +78,52 @@ static unsigned targetVectorBits(llvm::TargetMachine &machine) {
   return 128; // SSE2 and NEON
 }
 
+/// Copies `source` into `target` with a generated loop (never a memcpy
+/// call: the object must link with nothing but itself).
+static Error copyBuffer(EmitterContext &ctx, const BufferRef &target,
+                       const BufferRef &source) {
+  return ctx.emitElementLoop(
+      target, true, [&](const ElementIndex &index) -> Expected<llvm::Value *> {
+        return ctx.loadElement(source, index.linear, index.lanes);
+      });
+}
+
 static Error copyResults(EmitterContext &ctx) {
   const analysis::BufferAssignment &buffers = ctx.buffers();
   for (int64_t i = 0; i < buffers.resultCount(); ++i) {
     if (!buffers.resultNeedsCopy(i))
       continue;
-    BufferRef source = ctx.buffer(buffers.resultValue(i));
-    if (Error e = ctx.emitElementLoop(
-            ctx.resultBuffer(i), true,
-            [&](const ElementIndex &index) -> Expected<llvm::Value *> {
-              return ctx.loadElement(source, index.linear, index.lanes);
-            }))
+    if (Error e = copyBuffer(ctx, ctx.resultBuffer(i),
+                             ctx.buffer(buffers.resultValue(i))))
+      return e;
+  }
+  return Error::success();
+}
+
+/// The argument write-backs of writable variables, after every result copy
+/// (a result may be a copy of a variable's old value). Values living in
+/// another written argument are staged first, so swaps work.
+static Error writeBackArguments(EmitterContext &ctx) {
+  const analysis::BufferAssignment &buffers = ctx.buffers();
+  auto stagingBuffer = [&](const analysis::WriteBack &writeBack) {
+    BufferRef staging = ctx.buffer(writeBack.value);
+    staging.address = ctx.builder().CreateConstInBoundsGEP1_64(
+        ctx.builder().getInt8Ty(), ctx.arena(),
+        uint64_t(writeBack.staging->offset));
+    staging.align = analysis::BufferAssignment::kArenaAlignment;
+    return staging;
+  };
+  for (const analysis::WriteBack &writeBack : buffers.writeBacks())
+    if (writeBack.staging)
+      if (Error e = copyBuffer(ctx, stagingBuffer(writeBack),
+                               ctx.buffer(writeBack.value)))
+        return e;
+  for (const analysis::WriteBack &writeBack : buffers.writeBacks()) {
+    if (writeBack.unchanged)
+      continue;
+    BufferRef source = writeBack.staging ? stagingBuffer(writeBack)
+                                         : ctx.buffer(writeBack.value);
+    if (Error e = copyBuffer(ctx, ctx.buffer(writeBack.target), source))
       return e;
   }
   return Error::success();
@@ -138,6 +175,8 @@ Expected<CodeGenResult> emitModule(const ir::Module &module,
     if (Error e = emitInstruction(ctx, *instruction))
       return e;
   if (Error e = copyResults(ctx))
+    return e;
+  if (Error e = writeBackArguments(ctx))
     return e;
   builder.CreateRet(builder.getInt32(0));
 

@@ -64,6 +64,8 @@ public:
                  const CodeGenOptions &options, unsigned vectorBits);
 
   llvm::IRBuilder<> &builder() { return builder_; }
+  /// The entry's arena pointer (set by setEntryArguments).
+  llvm::Value *arena() const { return arena_; }
   llvm::Module &module() { return module_; }
   llvm::LLVMContext &context() { return module_.getContext(); }
   const CodeGenOptions &options() const { return options_; }

@@ -88,14 +88,19 @@ aot::TensorInfo tensorInfo(std::string name, const ir::Shape &shape) {
   return tensor;
 }
 
+std::vector<analysis::ArgWriteBack>
+writeBacks(const import::ImportedModel &model);
+
 /// The machine-code half: generate, optimize, emit. Adds the files to
 /// `files` and fills the weights/symbols fields of `info`.
-Error generateCode(const ir::Module &module, const CompileOptions &options,
+Error generateCode(const import::ImportedModel &model,
+                   const CompileOptions &options,
                    const target::ResolvedTarget &resolved,
                    const std::string &prefix, aot::ModelInfo &info,
                    AtomicFileSet &files) {
+  const ir::Module &module = *model.module;
   Expected<analysis::BufferAssignment> buffers =
-      analysis::BufferAssignment::build(module);
+      analysis::BufferAssignment::build(module, writeBacks(model));
   if (!buffers)
     return buffers.takeError();
   auto machine = target::createTargetMachine(resolved);
@@ -143,9 +148,19 @@ Error generateCode(const ir::Module &module, const CompileOptions &options,
   return Error::success();
 }
 
+/// Root elements that are new values of writable variables: not results.
+bool isWrittenBack(const std::vector<import::VariableUpdate> &updates,
+                   size_t result) {
+  for (const import::VariableUpdate &update : updates)
+    if (update.result == result)
+      return true;
+  return false;
+}
+
 aot::ModelInfo describe(const ir::Module &module,
                         const std::vector<import::ArgMetadata> &args,
                         const std::vector<std::string> &names,
+                        const std::vector<import::VariableUpdate> &updates,
                         const std::string &name) {
   aot::ModelInfo info;
   info.name = aot::toCIdentifier(name);
@@ -160,12 +175,12 @@ aot::ModelInfo describe(const ir::Module &module,
     info.args.push_back(std::move(tensor));
   }
   const ir::Shape &rootShape = entry.root()->shape();
-  if (!rootShape.isTuple()) {
-    info.results.push_back(tensorInfo(names.at(0), rootShape));
-    return info;
-  }
-  for (size_t i = 0; i < rootShape.tupleElements().size(); ++i)
-    info.results.push_back(tensorInfo(names.at(i), rootShape.tupleElements()[i]));
+  std::vector<ir::Shape> shapes = rootShape.isTuple()
+                                      ? rootShape.tupleElements()
+                                      : std::vector<ir::Shape>{rootShape};
+  for (size_t i = 0; i < shapes.size(); ++i)
+    if (!isWrittenBack(updates, i))
+      info.results.push_back(tensorInfo(names.at(i), shapes[i]));
   return info;
 }
 
@@ -176,13 +191,41 @@ aot::ModelInfo describeModel(const ir::Module &module,
   std::vector<import::ArgMetadata> args;
   for (const ir::Instruction *parameter : module.entry()->parameters())
     args.push_back({parameter->name(), false, true});
-  return describe(module, args, resultNames(module), name);
+  return describe(module, args, resultNames(module), {}, name);
 }
 
 aot::ModelInfo describeModel(const import::ImportedModel &model,
                              const std::string &name) {
-  return describe(*model.module, model.args, model.resultNames, name);
+  return describe(*model.module, model.args, model.resultNames,
+                  model.variableUpdates, name);
 }
+
+namespace {
+std::vector<analysis::ArgWriteBack>
+writeBacks(const import::ImportedModel &model) {
+  std::vector<analysis::ArgWriteBack> out;
+  for (const import::VariableUpdate &update : model.variableUpdates)
+    out.push_back({int64_t(update.result), int64_t(update.arg)});
+  return out;
+}
+
+/// The importer's promise, checked: every update writes a writable
+/// variable from an existing result.
+Error checkVariableUpdates(const import::ImportedModel &model) {
+  for (const import::VariableUpdate &update : model.variableUpdates) {
+    if (update.arg >= model.args.size() || !model.args[update.arg].variable ||
+        model.args[update.arg].readonly)
+      return makeError("internal error: result {} updates argument {}, which "
+                       "is not a writable variable",
+                       update.result, update.arg);
+    if (update.result >= model.resultNames.size())
+      return makeError("internal error: variable '{}' is updated by result "
+                       "{}, which does not exist",
+                       model.args[update.arg].name, update.result);
+  }
+  return Error::success();
+}
+} // namespace
 
 Expected<CompileResult> compileModel(const CompileOptions &options) {
   if (Error error = checkEmitKinds(options.emit))
@@ -197,7 +240,22 @@ Expected<CompileResult> compileModel(const CompileOptions &options) {
       importModel(options.model, options.import);
   if (!imported)
     return imported.takeError();
-  std::unique_ptr<ir::Module> *module = &imported->module;
+  return compileImported(*imported, options);
+}
+
+Expected<CompileResult> compileImported(const import::ImportedModel &imported,
+                                        const CompileOptions &options) {
+  if (Error error = checkEmitKinds(options.emit))
+    return error;
+  if (Error error = checkNamespace(options.cppNamespace))
+    return error;
+  Expected<target::ResolvedTarget> resolved =
+      target::resolveTarget({options.triple, options.cpu, options.features});
+  if (!resolved)
+    return resolved.takeError();
+  if (Error error = checkVariableUpdates(imported))
+    return error;
+  const std::unique_ptr<ir::Module> *module = &imported.module;
 
   std::string prefix = outputPrefix(options);
   std::string name = options.name.empty()
@@ -212,14 +270,14 @@ Expected<CompileResult> compileModel(const CompileOptions &options) {
   if (Error error = checkNoDirectories(result.files))
     return error;
   result.warnings = resolved->warnings;
-  result.info = describeModel(*imported, name);
+  result.info = describeModel(imported, name);
   result.info.cppNamespace = options.cppNamespace;
   result.info.triple = resolved->triple;
   result.info.cpu = resolved->cpu;
   result.info.features = resolved->features;
 
   AtomicFileSet files;
-  if (Error error = generateCode(**module, options, *resolved, prefix,
+  if (Error error = generateCode(imported, options, *resolved, prefix,
                                  result.info, files))
     return error;
   files.add(prefix + ".h", aot::generateHeader(result.info));

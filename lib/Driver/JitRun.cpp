@@ -41,8 +41,15 @@ std::unique_ptr<void, FreeDeleter> allocateArena(int64_t bytes) {
 
 Expected<std::vector<ir::Literal>>
 runWithJit(const ir::Module &module, const std::vector<ir::Literal> &args) {
+  std::vector<ir::Literal> copies = args;
+  return runWithJit(module, copies, {});
+}
+
+Expected<std::vector<ir::Literal>>
+runWithJit(const ir::Module &module, std::vector<ir::Literal> &args,
+           const std::vector<analysis::ArgWriteBack> &writeBacks) {
   Expected<analysis::BufferAssignment> buffers =
-      analysis::BufferAssignment::build(module);
+      analysis::BufferAssignment::build(module, writeBacks);
   if (!buffers)
     return buffers.takeError();
   Expected<target::ResolvedTarget> host = target::resolveTarget({});
@@ -70,13 +77,17 @@ runWithJit(const ir::Module &module, const std::vector<ir::Literal> &args) {
     return entry.takeError();
 
   std::vector<const void *> argPointers;
-  for (const ir::Literal &arg : args)
+  for (ir::Literal &arg : args)
     argPointers.push_back(arg.bytes().data());
-  aot::ModelInfo info = describeModel(module, kEntryName);
   std::vector<ir::Literal> results;
   std::vector<void *> resultPointers;
-  for (const aot::TensorInfo &result : info.results)
-    results.emplace_back(ir::Shape(result.dtype, result.shape));
+  for (int64_t i = 0; i < buffers->resultCount(); ++i) {
+    analysis::ValueRef value = buffers->resultValue(i);
+    const ir::Shape &shape = value.instruction->shape();
+    results.emplace_back(value.tupleIndex < 0
+                             ? shape
+                             : shape.tupleElements()[size_t(value.tupleIndex)]);
+  }
   for (ir::Literal &result : results)
     resultPointers.push_back(result.bytes().data());
   auto arena = allocateArena(buffers->arenaBytes());

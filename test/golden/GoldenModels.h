@@ -22,7 +22,8 @@ inline aot::ModelInfo addRelu() {
   return info;
 }
 
-/// Several args (rank 4, rank 0, a variable with a dotted name), several
+/// Several args (rank 4, rank 0, a writable variable with a dotted name,
+/// updated in place so it is not a result), several
 /// dtypes, an arena, weights, a namespace and a required symbol.
 inline aot::ModelInfo detector() {
   aot::ModelInfo info;
@@ -39,8 +40,7 @@ inline aot::ModelInfo detector() {
       {"step.count", aot::ArgKind::Variable, false, ir::DType::S64, {}, 8}};
   info.results = {
       {"boxes", aot::ArgKind::Feed, true, ir::DType::F32, {1, 2, 4}, 32},
-      {"keep:0", aot::ArgKind::Feed, true, ir::DType::Pred, {2}, 2},
-      {"step.count", aot::ArgKind::Feed, true, ir::DType::S64, {}, 8}};
+      {"keep:0", aot::ArgKind::Feed, true, ir::DType::Pred, {2}, 2}};
   info.requiredSymbols = {"memcpy"};
   return info;
 }

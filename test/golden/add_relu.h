@@ -25,7 +25,8 @@ extern "C" {
  * ADD_RELU_ARGi_SIZE bytes, results[i] to ADD_RELU_RESULTi_SIZE bytes (dense,
  * row-major, aligned at least to the element size); arena points to
  * ADD_RELU_ARENA_SIZE bytes aligned to ADD_RELU_ARENA_ALIGN. Returns 0 on
- * success. */
+ * success. Despite the const, the buffer of a variable arg marked "written in
+ * place" below receives the variable's new value at the end of the run. */
 int add_relu_run(const void* const* args, void* const* results, void* arena);
 
 #ifdef __cplusplus

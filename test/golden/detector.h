@@ -9,17 +9,16 @@
 
 #define DETECTOR_ABI_VERSION 1
 #define DETECTOR_NUM_ARGS 3
-#define DETECTOR_NUM_RESULTS 3
+#define DETECTOR_NUM_RESULTS 2
 #define DETECTOR_NUM_VARIABLES 1
 #define DETECTOR_ARENA_SIZE 12288 /* scratch bytes the caller provides (0 allowed) */
 #define DETECTOR_ARENA_ALIGN 64
 #define DETECTOR_WEIGHTS_SIZE 31400 /* read-only bytes inside the object */
 #define DETECTOR_ARG0_SIZE 192 /* 'image': float32[1,4,4,3] */
 #define DETECTOR_ARG1_SIZE 4 /* 'threshold': float32[] */
-#define DETECTOR_ARG2_SIZE 8 /* 'step.count': int64[] */
+#define DETECTOR_ARG2_SIZE 8 /* 'step.count': int64[], variable written in place */
 #define DETECTOR_RESULT0_SIZE 32 /* 'boxes': float32[1,2,4] */
 #define DETECTOR_RESULT1_SIZE 2 /* 'keep:0': bool[2] */
-#define DETECTOR_RESULT2_SIZE 8 /* 'step.count': int64[] */
 
 #ifdef __cplusplus
 extern "C" {
@@ -29,7 +28,8 @@ extern "C" {
  * DETECTOR_ARGi_SIZE bytes, results[i] to DETECTOR_RESULTi_SIZE bytes (dense,
  * row-major, aligned at least to the element size); arena points to
  * DETECTOR_ARENA_SIZE bytes aligned to DETECTOR_ARENA_ALIGN. Returns 0 on
- * success. */
+ * success. Despite the const, the buffer of a variable arg marked "written in
+ * place" below receives the variable's new value at the end of the run. */
 int detector_run(const void* const* args, void* const* results, void* arena);
 
 #ifdef __cplusplus
@@ -48,7 +48,7 @@ namespace models {
 class Detector {
  public:
   static constexpr size_t kNumArgs = 3;
-  static constexpr size_t kNumResults = 3;
+  static constexpr size_t kNumResults = 2;
   static constexpr size_t kNumVariables = 1;
   static constexpr size_t kArenaSize = 12288;
   static constexpr size_t kArenaAlign = 64;
@@ -144,7 +144,7 @@ class Detector {
   float& arg_threshold() { return arg_threshold_data()[0]; }
   const float& arg_threshold() const { return arg_threshold_data()[0]; }
 
-  // arg 2 'step.count': int64[]
+  // arg 2 'step.count': int64[], variable written in place
   void set_arg2_data(const void* data) { set_arg_data(2, data); }
   int64_t* arg2_data() { return static_cast<int64_t*>(arg_data(2)); }
   const int64_t* arg2_data() const { return static_cast<const int64_t*>(arg_data(2)); }
@@ -188,25 +188,11 @@ class Detector {
   bool& result_keep_0(size_t i0) { return result_keep_0_data()[i0]; }
   const bool& result_keep_0(size_t i0) const { return result_keep_0_data()[i0]; }
 
-  // result 2 'step.count': int64[]
-  int64_t* result2_data() { return static_cast<int64_t*>(result_data(2)); }
-  const int64_t* result2_data() const { return static_cast<const int64_t*>(result_data(2)); }
-  static constexpr size_t result2_size() { return 8; }
-  static constexpr size_t result2_count() { return 1; }
-  int64_t& result2() { return result2_data()[0]; }
-  const int64_t& result2() const { return result2_data()[0]; }
-  int64_t* result_step_count_data() { return static_cast<int64_t*>(result_data(2)); }
-  const int64_t* result_step_count_data() const { return static_cast<const int64_t*>(result_data(2)); }
-  static constexpr size_t result_step_count_size() { return 8; }
-  static constexpr size_t result_step_count_count() { return 1; }
-  int64_t& result_step_count() { return result_step_count_data()[0]; }
-  const int64_t& result_step_count() const { return result_step_count_data()[0]; }
-
  private:
   static constexpr size_t kArgSizes[kNumArgs + 1] = {192, 4, 8, 0};
-  static constexpr size_t kResultSizes[kNumResults + 1] = {32, 2, 8, 0};
+  static constexpr size_t kResultSizes[kNumResults + 1] = {32, 2, 0};
   static constexpr const char* kArgNames[kNumArgs + 1] = {"image", "threshold", "step.count", nullptr};
-  static constexpr const char* kResultNames[kNumResults + 1] = {"boxes", "keep:0", "step.count", nullptr};
+  static constexpr const char* kResultNames[kNumResults + 1] = {"boxes", "keep:0", nullptr};
 
   static void* Allocate(size_t bytes) {
     return ::operator new(bytes == 0 ? 1 : bytes, std::align_val_t(kArenaAlign),

@@ -2,7 +2,8 @@
  * so the C++ classes can be exercised without the code generator:
  *   add_relu: r = max(x, 0)
  *   detector: boxes[i] = image[i] * threshold (first 8 values),
- *             keep[j] = image[j] > threshold, step.count out = in + 1;
+ *             keep[j] = image[j] > threshold, and the writable variable
+ *             step.count incremented in place;
  *             fails (returns 1) when the arena is not 64-byte aligned. */
 #include "add_relu.h"
 #include "detector.h"
@@ -22,7 +23,6 @@ int add_relu_run(const void *const *args, void *const *results, void *arena) {
 int detector_run(const void *const *args, void *const *results, void *arena) {
   const float *image = (const float *)args[0];
   float threshold = *(const float *)args[1];
-  int64_t steps = *(const int64_t *)args[2];
   float *boxes = (float *)results[0];
   bool *keep = (bool *)results[1];
   int i;
@@ -32,6 +32,6 @@ int detector_run(const void *const *args, void *const *results, void *arena) {
     boxes[i] = image[i] * threshold;
   for (i = 0; i < 2; ++i)
     keep[i] = image[i] > threshold;
-  *(int64_t *)results[2] = steps + 1;
+  *(int64_t *)args[2] += 1; /* writable variables are written in place */
   return 0;
 }

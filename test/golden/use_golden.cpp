@@ -36,7 +36,7 @@ static int testAddRelu() {
 static int testDetector() {
   using vision::models::Detector;
   static_assert(Detector::kNumArgs == 3 && Detector::kNumVariables == 1, "");
-  static_assert(Detector::kArenaSize == 12288 && Detector::kNumResults == 3, "");
+  static_assert(Detector::kArenaSize == 12288 && Detector::kNumResults == 2, "");
   KILN_STATIC_ARENA(arena, DETECTOR_ARENA_SIZE);
   // Args provided by the caller, the arena borrowed.
   Detector model(Detector::AllocMode::RESULTS_PROFILES_AND_TEMPS_ONLY, arena);
@@ -57,7 +57,9 @@ static int testDetector() {
   EXPECT(model.result0(0, 0, 0) == 0.5f && model.result_boxes(0, 0, 2) == 1.5f);
   EXPECT(model.result_boxes_count() == 8 && model.result_boxes_size() == 32);
   EXPECT(model.result1(0) && !model.result_keep_0(1));
-  EXPECT(model.result_step_count() == 42 && *model.result2_data() == 42);
+  // The writable variable is updated in place, in the caller's buffer.
+  EXPECT(model.var_step_count() == 42 && steps == 42);
+  EXPECT(model.Run() && steps == 43);
   EXPECT(Detector::LookupArgIndex("step.count") == 2);
   EXPECT(Detector::LookupResultIndex("keep:0") == 1);
   EXPECT(Detector::LookupResultIndex("keep_0") == -1);
@@ -70,6 +72,7 @@ static int testDetector() {
   const Detector &view = owned;
   EXPECT(view.arg_threshold_data()[0] == 2.0f);
   EXPECT(owned.Run() && owned.result_boxes(0, 0, 0) == 8.0f);
+  EXPECT(owned.var_step_count() == 1);
   return 0;
 }
 

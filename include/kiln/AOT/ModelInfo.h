@@ -32,7 +32,7 @@ struct ModelInfo {
   int64_t arenaAlignment = 64;
   int64_t weightsBytes = 0;
   std::vector<TensorInfo> args;    // feeds, then variables
-  std::vector<TensorInfo> results; // fetches, then updated variables
+  std::vector<TensorInfo> results; // fetches (variables update args in place)
   std::vector<std::string> requiredSymbols;
 };
 

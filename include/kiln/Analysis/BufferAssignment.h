@@ -6,6 +6,13 @@
 // arena. Arena values whose live ranges (in schedule order) do not overlap
 // share bytes. The result prints as text so memory behaviour is testable.
 //
+// Writable variables: a root element may be declared the new value of an
+// argument (ArgWriteBack). It is then not a result: it is computed into the
+// arena (live to the end) and copied into the argument's buffer after every
+// other instruction and result copy, so nothing reads a half-updated
+// variable. A new value that is itself another written argument is first
+// staged in the arena, so swaps are safe.
+//
 //===----------------------------------------------------------------------===//
 #ifndef KILN_ANALYSIS_BUFFERASSIGNMENT_H
 #define KILN_ANALYSIS_BUFFERASSIGNMENT_H
@@ -39,13 +46,35 @@ struct BufferSlice {
 bool isElementalInFusion(ir::Opcode opcode);
 
 
+/// Root element `result` (its index among the root's array values) is the
+/// new value of parameter `arg`, written into the argument's buffer in place.
+struct ArgWriteBack {
+  int64_t result = 0;
+  int64_t arg = 0;
+};
+
+/// One write-back as code generation performs it.
+struct WriteBack {
+  ValueRef value;  ///< the new value (the root element)
+  ValueRef target; ///< the parameter whose buffer receives it
+  /// An arena slice the value is copied to before any argument is written
+  /// (the value is another written argument), or nullopt.
+  std::optional<BufferSlice> staging;
+  /// The value is the target itself: nothing to copy.
+  bool unchanged = false;
+};
+
 class BufferAssignment {
 public:
   static constexpr int64_t kArenaAlignment = 64;
 
   /// Assigns buffers for the entry computation of `module` in the order of
-  /// its instructions (the schedule).
-  static Expected<BufferAssignment> build(const ir::Module &module);
+  /// its instructions (the schedule). The root elements named by
+  /// `writeBacks` become argument write-backs instead of results; results
+  /// are numbered over the remaining root elements, in order. Errors: an
+  /// index out of range, an argument written twice, a shape mismatch.
+  static Expected<BufferAssignment>
+  build(const ir::Module &module, const std::vector<ArgWriteBack> &writeBacks = {});
 
   /// The slice holding `value`. Every array value of the entry computation
   /// has one (get-tuple-element and tuple have none of their own).
@@ -77,12 +106,16 @@ public:
   /// Whether result `i` needs a copy into the result buffer.
   bool resultNeedsCopy(int64_t i) const;
 
+  /// Argument write-backs, in the order given to build().
+  const std::vector<WriteBack> &writeBacks() const { return writeBacks_; }
+
   /// One line per value: "%name: arena [offset, offset+bytes) live [a, b]".
   std::string toString() const;
 
 private:
   std::map<ValueRef, BufferSlice> slices_;
   std::vector<ValueRef> results_;
+  std::vector<WriteBack> writeBacks_;
   std::vector<const ir::Instruction *> schedule_;
   std::map<ValueRef, std::pair<int64_t, int64_t>> liveRanges_;
   int64_t arenaBytes_ = 0;

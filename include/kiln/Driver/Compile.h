@@ -10,6 +10,7 @@
 #define KILN_DRIVER_COMPILE_H
 
 #include "kiln/AOT/ModelInfo.h"
+#include "kiln/Analysis/BufferAssignment.h"
 #include "kiln/IR/Literal.h"
 #include "kiln/Import/Import.h"
 #include "kiln/IR/Module.h"
@@ -39,13 +40,19 @@ struct CompileResult {
 
 /// `kiln compile`. On error no output file is created or changed.
 Expected<CompileResult> compileModel(const CompileOptions &options);
+/// `kiln compile` of an already imported model (options.model and
+/// options.import are not used). Variable updates become argument
+/// write-backs: those results are not in the header and manifest.
+Expected<CompileResult> compileImported(const import::ImportedModel &model,
+                                        const CompileOptions &options);
 
 /// The header/manifest description of `module`: args are the entry
 /// parameters in number order, results the root (or the root tuple's
 /// elements); sizes from the shapes. Target, arena and weights fields are
 /// left for the caller.
 aot::ModelInfo describeModel(const ir::Module &module, const std::string &name);
-/// The same with the imported model's arg/result names and variable kinds.
+/// The same with the imported model's arg/result names and variable kinds;
+/// results that update variables in place are left out.
 aot::ModelInfo describeModel(const import::ImportedModel &model,
                              const std::string &name);
 
@@ -54,6 +61,11 @@ aot::ModelInfo describeModel(const import::ImportedModel &model,
 /// per result out.
 Expected<std::vector<ir::Literal>>
 runWithJit(const ir::Module &module, const std::vector<ir::Literal> &args);
+/// The same with argument write-backs (writable variables): the written
+/// args are updated in place and the results leave those root elements out.
+Expected<std::vector<ir::Literal>>
+runWithJit(const ir::Module &module, std::vector<ir::Literal> &args,
+           const std::vector<analysis::ArgWriteBack> &writeBacks);
 
 } // namespace kiln::driver
 
