@@ -98,8 +98,12 @@ void lowerOneHot(OnnxNodeContext &ctx) {
   std::optional<std::vector<double>> depth =
       GraphBuilder::constantDoubles(ctx.input(1));
   Value values = ctx.input(2);
-  if (!depth || depth->size() != 1 || product(dimsOf(values)) != 2) {
-    ctx.fail("OneHot needs a constant scalar depth and two values");
+  if (!depth || depth->size() != 1) {
+    ctx.fail("input 1 (depth) must be a compile-time constant scalar");
+    return;
+  }
+  if (product(dimsOf(values)) != 2) {
+    ctx.fail("OneHot values must hold two elements: off, on");
     return;
   }
   Value flat = b.reshape(values, {2});

@@ -311,21 +311,35 @@ void lowerTile(OnnxNodeContext &ctx) {
     ctx.setOutput(0, tile(ctx.builder(), ctx.input(0), *m));
 }
 
+/// A constant one-element input as a double; the error names the input the
+/// way the conformance runner and users expect.
+std::optional<double> constantScalar(OnnxNodeContext &ctx, size_t i,
+                                     std::string_view what) {
+  std::optional<std::vector<double>> values =
+      GraphBuilder::constantDoubles(ctx.input(i));
+  if (!values || values->size() != 1) {
+    ctx.fail(fmt::format("input {} ({}) must be a compile-time constant "
+                         "scalar",
+                         i, what));
+    return std::nullopt;
+  }
+  return values->front();
+}
+
 void lowerRange(OnnxNodeContext &ctx) {
-  std::optional<std::vector<double>> start, limit, delta;
-  start = GraphBuilder::constantDoubles(ctx.input(0));
-  limit = GraphBuilder::constantDoubles(ctx.input(1));
-  delta = GraphBuilder::constantDoubles(ctx.input(2));
-  if (!start || !limit || !delta || start->size() != 1 ||
-      limit->size() != 1 || delta->size() != 1 || delta->front() == 0) {
-    ctx.fail("start, limit and delta must be constant scalars, delta != 0");
+  std::optional<double> start = constantScalar(ctx, 0, "start");
+  std::optional<double> limit = constantScalar(ctx, 1, "limit");
+  std::optional<double> delta = constantScalar(ctx, 2, "delta");
+  if (!start || !limit || !delta)
+    return;
+  if (*delta == 0) {
+    ctx.fail("Range delta must not be 0");
     return;
   }
-  double s = start->front(), d = delta->front();
-  int64_t count = std::max<int64_t>(
-      0, int64_t(std::ceil((limit->front() - s) / d)));
+  int64_t count =
+      std::max<int64_t>(0, int64_t(std::ceil((*limit - *start) / *delta)));
   ctx.setOutput(0, rangeConstant(ctx.builder(), ctx.input(0)->shape().dtype(),
-                                 s, d, count));
+                                 *start, *delta, count));
 }
 
 const OnnxOpRule kRules[] = {

@@ -406,17 +406,26 @@ void lowerTile(TfNodeContext &ctx) {
     ctx.setOutput(0, tile(ctx.builder(), ctx.input(0), *m));
 }
 
-void lowerRange(TfNodeContext &ctx) {
-  std::optional<std::vector<double>> start, limit, delta;
-  start = GraphBuilder::constantDoubles(ctx.input(0));
-  limit = GraphBuilder::constantDoubles(ctx.input(1));
-  delta = GraphBuilder::constantDoubles(ctx.input(2));
-  if (!start || !limit || !delta || start->size() != 1 || limit->size() != 1 ||
-      delta->size() != 1) {
-    ctx.fail("start, limit and delta must be constant scalars");
-    return;
+std::optional<double> constantScalar(TfNodeContext &ctx, size_t i,
+                                     std::string_view what) {
+  std::optional<std::vector<double>> values =
+      GraphBuilder::constantDoubles(ctx.input(i));
+  if (!values || values->size() != 1) {
+    ctx.fail(fmt::format("input {} ({}) must be a compile-time constant "
+                         "scalar",
+                         i, what));
+    return std::nullopt;
   }
-  double s = start->front(), l = limit->front(), d = delta->front();
+  return values->front();
+}
+
+void lowerRange(TfNodeContext &ctx) {
+  std::optional<double> start = constantScalar(ctx, 0, "start");
+  std::optional<double> limit = constantScalar(ctx, 1, "limit");
+  std::optional<double> delta = constantScalar(ctx, 2, "delta");
+  if (!start || !limit || !delta)
+    return;
+  double s = *start, l = *limit, d = *delta;
   DType type = typeAttr(ctx, "Tidx", ctx.input(0)->shape().dtype());
   if (d == 0 || (d > 0 && s > l) || (d < 0 && s < l)) {
     ctx.fail(fmt::format("range({}, {}, {}) is empty or infinite", s, l, d));
