@@ -3,6 +3,7 @@
 
 #include "kiln/Import/TensorFlow.h"
 #include "kiln/IR/Parser.h"
+#include "kiln/Import/Onnx.h"
 #include "kiln/IR/Verifier.h"
 #include "kiln/Support/FileUtils.h"
 
@@ -41,6 +42,7 @@ const ModelFormat kModelFormats[] = {
     {".pb", &import::importTensorFlow},
     {".pbtxt", &import::importTensorFlow},
     {".json", &import::importTensorFlow},
+    {".onnx", &import::importOnnx},
 };
 
 Expected<std::string> readInput(const std::string &path) {

@@ -76,7 +76,7 @@ OnnxNodeContext::constantInts(size_t i, std::string_view what) {
 
 OnnxLowering findOnnxLowering(std::string_view opType) {
   for (std::span<const OnnxOpRule> table :
-       {onnxElementwiseRules(), onnxTensorRules(), onnxNnRules(),
+       {onnxCoreRules(), onnxElementwiseRules(), onnxTensorRules(), onnxNnRules(),
         onnxRecurrentRules()})
     for (const OnnxOpRule &rule : table)
       if (rule.opType == opType)

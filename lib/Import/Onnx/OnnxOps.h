@@ -73,6 +73,7 @@ struct OnnxOpRule {
   OnnxLowering lower;
 };
 
+std::span<const OnnxOpRule> onnxCoreRules();        // Constant, Identity
 std::span<const OnnxOpRule> onnxElementwiseRules(); // math, compare, cast, reduce
 std::span<const OnnxOpRule> onnxTensorRules();      // shape, slicing, gather, pad
 std::span<const OnnxOpRule> onnxNnRules();          // conv, gemm, pool, norm, resize
@@ -80,6 +81,9 @@ std::span<const OnnxOpRule> onnxRecurrentRules();   // RNN, GRU, LSTM
 
 /// The lowering for an op of the default domain, or nullptr.
 OnnxLowering findOnnxLowering(std::string_view opType);
+/// True when `opType` at a pre-7 `opset` has the same definition as at
+/// opset 7, so lowerings written for opsets 7-18 apply (OnnxOpsets.cpp).
+bool readsAsOpset7(std::string_view opType, int64_t opset);
 /// Why an op is out of scope for an AOT compiler (data-dependent shapes,
 /// strings, sequences, randomness, training), or empty.
 std::string_view onnxUnsupportedReason(std::string_view opType);

@@ -1,0 +1,158 @@
+//===- OnnxGraph.cpp - Values and node contexts of one ONNX graph ---------===//
+#include "Onnx/OnnxGraph.h"
+
+#include "Onnx/OnnxTensor.h"
+
+#include <fmt/format.h>
+
+namespace kiln::import::onnx {
+
+using AttrType = onnxpb::AttributeProto::AttributeType;
+
+OnnxGraph::OnnxGraph(GraphBuilder &builder, const onnxpb::GraphProto &graph,
+                     std::string baseDir)
+    : builder_(builder), baseDir_(std::move(baseDir)) {
+  for (const onnxpb::TensorProto &tensor : graph.initializer())
+    initializers_[tensor.name()] = &tensor;
+}
+
+Value OnnxGraph::lookup(const std::string &name) {
+  auto found = values_.find(name);
+  if (found != values_.end())
+    return found->second;
+  auto initializer = initializers_.find(name);
+  if (initializer == initializers_.end())
+    return builder_.fail(fmt::format(
+        "input '{}' is not a graph input, an initializer or the output of an "
+        "earlier node",
+        name));
+  Expected<ir::Literal> literal =
+      literalFromTensor(*initializer->second, baseDir_);
+  if (!literal)
+    return builder_.fail(
+        fmt::format("initializer '{}': {}", name, literal.errorMessage()));
+  Value value = builder_.constant(std::move(*literal));
+  values_[name] = value;
+  return value;
+}
+
+NodeContext::NodeContext(OnnxGraph &graph, const onnxpb::NodeProto &node,
+                         int64_t opset)
+    : OnnxNodeContext(graph.builder()), graph_(graph), node_(node),
+      opset_(opset), outputSet_(size_t(node.output_size()), false) {
+  name_ = !node.name().empty()       ? node.name()
+          : node.output_size() > 0 ? node.output(0)
+                                   : node.op_type();
+}
+
+bool NodeContext::hasInput(size_t i) const {
+  return i < inputCount() && !node_.input(int(i)).empty();
+}
+
+Value NodeContext::input(size_t i) const {
+  if (!hasInput(i))
+    return builder_.fail(
+        fmt::format("expected input {} but it is missing", i));
+  return graph_.lookup(node_.input(int(i)));
+}
+
+bool NodeContext::hasAttr(std::string_view key) const {
+  for (const onnxpb::AttributeProto &attribute : node_.attribute())
+    if (attribute.name() == key)
+      return true;
+  return false;
+}
+
+const onnxpb::AttributeProto *NodeContext::attr(std::string_view key,
+                                                AttrType type) {
+  for (const onnxpb::AttributeProto &attribute : node_.attribute()) {
+    if (attribute.name() != key)
+      continue;
+    if (!attribute.ref_attr_name().empty()) {
+      fail(fmt::format("attribute '{}' refers to a function attribute, which "
+                       "is not supported",
+                       key));
+      return nullptr;
+    }
+    // Very old exporters leave `type` unset; trust the caller then.
+    if (attribute.type() != type &&
+        attribute.type() != onnxpb::AttributeProto::UNDEFINED) {
+      fail(fmt::format("attribute '{}' has type {} but {} was expected", key,
+                       onnxpb::AttributeProto::AttributeType_Name(
+                           attribute.type()),
+                       onnxpb::AttributeProto::AttributeType_Name(type)));
+      return nullptr;
+    }
+    return &attribute;
+  }
+  return nullptr;
+}
+
+int64_t NodeContext::attrInt(std::string_view key, int64_t fallback) {
+  const auto *a = attr(key, onnxpb::AttributeProto::INT);
+  return a ? a->i() : fallback;
+}
+
+double NodeContext::attrFloat(std::string_view key, double fallback) {
+  const auto *a = attr(key, onnxpb::AttributeProto::FLOAT);
+  return a ? double(a->f()) : fallback;
+}
+
+std::string NodeContext::attrString(std::string_view key,
+                                    std::string fallback) {
+  const auto *a = attr(key, onnxpb::AttributeProto::STRING);
+  return a ? a->s() : fallback;
+}
+
+std::vector<int64_t> NodeContext::attrInts(std::string_view key) {
+  const auto *a = attr(key, onnxpb::AttributeProto::INTS);
+  if (!a)
+    return {};
+  return {a->ints().begin(), a->ints().end()};
+}
+
+std::vector<double> NodeContext::attrFloats(std::string_view key) {
+  const auto *a = attr(key, onnxpb::AttributeProto::FLOATS);
+  if (!a)
+    return {};
+  return {a->floats().begin(), a->floats().end()};
+}
+
+std::vector<std::string> NodeContext::attrStrings(std::string_view key) {
+  const auto *a = attr(key, onnxpb::AttributeProto::STRINGS);
+  if (!a)
+    return {};
+  return {a->strings().begin(), a->strings().end()};
+}
+
+std::optional<ir::Literal> NodeContext::attrTensor(std::string_view key) {
+  const auto *a = attr(key, onnxpb::AttributeProto::TENSOR);
+  if (!a)
+    return std::nullopt;
+  Expected<ir::Literal> literal = literalFromTensor(a->t(), graph_.baseDir());
+  if (!literal) {
+    fail(fmt::format("attribute '{}': {}", key, literal.errorMessage()));
+    return std::nullopt;
+  }
+  return std::move(*literal);
+}
+
+bool NodeContext::wantsOutput(size_t i) const {
+  return i < outputCount() && !node_.output(int(i)).empty();
+}
+
+void NodeContext::setOutput(size_t i, Value value) {
+  if (!wantsOutput(i) || !value)
+    return;
+  outputSet_[i] = true;
+  graph_.define(node_.output(int(i)), value);
+}
+
+int64_t NodeContext::firstMissingOutput() const {
+  for (size_t i = 0; i < outputSet_.size(); ++i)
+    if (wantsOutput(i) && !outputSet_[i])
+      return int64_t(i);
+  return -1;
+}
+
+} // namespace kiln::import::onnx

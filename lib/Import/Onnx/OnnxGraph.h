@@ -1,0 +1,90 @@
+//===- OnnxGraph.h - The state of one ONNX graph while it is lowered -*- C++ -*-===//
+//
+// OnnxImporter.cpp reads the model and checks it as a whole (opsets,
+// unsupported ops, input types and shapes); OnnxGraph.cpp holds what a
+// lowering sees: the value of every name in the graph (initializers become
+// constants on first use) and the OnnxNodeContext of one node.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_LIB_IMPORT_ONNX_ONNXGRAPH_H
+#define KILN_LIB_IMPORT_ONNX_ONNXGRAPH_H
+
+#include "Onnx/OnnxOps.h"
+
+#include "onnx/onnx.pb.h"
+
+#include <map>
+#include <string>
+
+namespace kiln::import::onnx {
+
+/// Names -> HLO values of one graph under construction.
+class OnnxGraph {
+public:
+  OnnxGraph(GraphBuilder &builder, const onnxpb::GraphProto &graph,
+            std::string baseDir);
+
+  GraphBuilder &builder() { return builder_; }
+  const std::string &baseDir() const { return baseDir_; }
+  bool isInitializer(const std::string &name) const {
+    return initializers_.count(name) != 0;
+  }
+
+  /// The value named `name`: a node output, a graph input, or an
+  /// initializer (made a constant here on first use). nullptr with the
+  /// builder's error set when the name is unknown or its tensor is bad.
+  Value lookup(const std::string &name);
+  void define(const std::string &name, Value value) { values_[name] = value; }
+
+private:
+  GraphBuilder &builder_;
+  std::string baseDir_;
+  std::map<std::string, const onnxpb::TensorProto *> initializers_;
+  std::map<std::string, Value> values_;
+};
+
+/// The node-level view a lowering works through.
+class NodeContext final : public OnnxNodeContext {
+public:
+  NodeContext(OnnxGraph &graph, const onnxpb::NodeProto &node, int64_t opset);
+
+  const std::string &name() const override { return name_; }
+  const std::string &opType() const override { return node_.op_type(); }
+  int64_t opset() const override { return opset_; }
+
+  size_t inputCount() const override { return size_t(node_.input_size()); }
+  bool hasInput(size_t i) const override;
+  Value input(size_t i) const override;
+
+  bool hasAttr(std::string_view key) const override;
+  int64_t attrInt(std::string_view key, int64_t fallback) override;
+  double attrFloat(std::string_view key, double fallback) override;
+  std::string attrString(std::string_view key, std::string fallback) override;
+  std::vector<int64_t> attrInts(std::string_view key) override;
+  std::vector<double> attrFloats(std::string_view key) override;
+  std::vector<std::string> attrStrings(std::string_view key) override;
+  std::optional<ir::Literal> attrTensor(std::string_view key) override;
+
+  size_t outputCount() const override { return size_t(node_.output_size()); }
+  bool wantsOutput(size_t i) const override;
+  void setOutput(size_t i, Value value) override;
+
+  /// Index of the first wanted output the lowering did not set, or -1.
+  int64_t firstMissingOutput() const;
+
+private:
+  /// The attribute named `key` if present; records a type error (and
+  /// returns nullptr) when it exists with a type other than `type`.
+  const onnxpb::AttributeProto *
+  attr(std::string_view key, onnxpb::AttributeProto::AttributeType type);
+
+  OnnxGraph &graph_;
+  const onnxpb::NodeProto &node_;
+  int64_t opset_;
+  std::string name_;
+  std::vector<bool> outputSet_;
+};
+
+} // namespace kiln::import::onnx
+
+#endif // KILN_LIB_IMPORT_ONNX_ONNXGRAPH_H

@@ -1,0 +1,484 @@
+#!/usr/bin/python3
+"""run_conformance.py - ONNX operator conformance: every node test of ONNX's
+own backend test data (Debian's libonnx-testdata), compiled ahead of time with
+`kiln compile`, linked with driver.c, run on each test_data_set's inputs and
+compared with the expected outputs.
+
+Comparison is ONNX's own (onnx/backend/test/runner: assert_similar_outputs):
+the output dtype must match, then numpy.testing.assert_allclose with
+rtol=1e-3, atol=1e-7 (the loader's defaults for node tests; NaN equals NaN).
+Shapes must match exactly.
+
+expected_failures.txt lists every test expected not to pass, one per line:
+    test_name  category  [# note]
+Categories: unsupported-op:<Op>, not-aot:data-dependent-shape,
+not-aot:strings, not-aot:sequences, not-aot:random, not-aot:control-flow,
+training-domain, unsupported-domain, unsupported-dtype, unsupported-opset,
+compile-error, link-error, runtime-error, crash, timeout, wrong-answer.
+The run fails if a listed test passes, an unlisted test fails, or a listed
+test now fails in a worse way (wrong-answer, crash, runtime-error, timeout)
+than its listed category says. `--update-list` rewrites the list from this
+run's results, keeping the notes of entries whose category did not change.
+
+Ahead-of-time compilation needs static shapes, so an input that a lowering
+requires to be a compile-time constant (Reshape's shape, Slice's starts, ...)
+is folded into an initializer with the test's own value and the test is
+compiled again; such passes are reported as `PASS (frozen: NAMES)`.
+"""
+import argparse
+import concurrent.futures
+import glob
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import threading
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+RTOL, ATOL = 1e-3, 1e-7
+TIMEOUT = 120
+# AArch64 runs a fixed sample: every SAMPLE_STRIDE-th test in name order.
+SAMPLE_STRIDE = 4
+
+FLAVOURS = {
+    # name: (triple, C compiler + link flags, runner prefix)
+    'x86_64': ('x86_64-linux-gnu', ['cc'], []),
+    'aarch64': ('aarch64-linux-gnu', ['aarch64-linux-gnu-gcc', '-static'],
+                ['qemu-aarch64']),
+}
+# Failures that must never hide under another listed category.
+BAD_CATEGORIES = {'wrong-answer', 'crash', 'runtime-error', 'timeout',
+                  'link-error'}
+
+
+class TestFailure(Exception):
+    def __init__(self, category, detail):
+        super().__init__(detail)
+        self.category = category
+        self.detail = detail
+
+
+def run(cmd, category, timeout=TIMEOUT):
+    try:
+        proc = subprocess.run(cmd, capture_output=True, text=True,
+                              timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise TestFailure('timeout', f'timeout after {timeout}s: {cmd[0]}')
+    if proc.returncode < 0:
+        raise TestFailure('crash', f'{os.path.basename(cmd[0])} killed by '
+                          f'signal {-proc.returncode}: ' +
+                          (proc.stderr or '').strip()[-300:])
+    if proc.returncode != 0:
+        raise TestFailure(category, (proc.stderr or proc.stdout).strip())
+    return proc.stdout
+
+
+# --- Classifying compile errors -----------------------------------------
+
+UNSUPPORTED_REASONS = [
+    # substring of the importer's reason -> category
+    ('training domain', 'training-domain'),
+    ('output shape depends on input values', 'not-aot:data-dependent-shape'),
+    ('string tensors', 'not-aot:strings'),
+    ('sequence and optional types', 'not-aot:sequences'),
+    ('random number generation', 'not-aot:random'),
+    ('control flow', 'not-aot:control-flow'),
+    ("is not supported; kiln reads the default", 'unsupported-domain'),
+]
+
+COMPILE_ERRORS = [
+    # regex on the message -> category
+    (r'string tensor', 'not-aot:strings'),
+    (r'sequence, map and optional types', 'not-aot:sequences'),
+    (r'must be a compile-time constant', 'not-aot:data-dependent-shape'),
+    (r'supports opsets', 'unsupported-opset'),
+    (r'element type \w+ is not supported', 'unsupported-dtype'),
+]
+
+
+def classify_compile_error(message):
+    """(category, short detail) for a `kiln compile` error message."""
+    lines = message.splitlines()
+    if lines and re.search(r'unsupported ops? \(', lines[0]):
+        entry = lines[1].strip() if len(lines) > 1 else ''
+        op = entry.split(' ', 1)[0].rstrip(':')
+        for needle, category in UNSUPPORTED_REASONS:
+            if needle in entry:
+                return category, entry
+        return f'unsupported-op:{op}', entry
+    for pattern, category in COMPILE_ERRORS:
+        if re.search(pattern, message):
+            return category, lines[0] if lines else message
+    return 'compile-error', lines[0] if lines else message
+
+
+CONSTANT_INPUT = re.compile(
+    r"node '(?P<node>.*?)' \((?P<op>\w+)\): input (?P<index>\d+) .*?"
+    r"must be a compile-time constant")
+
+
+def input_to_freeze(model, message, frozen):
+    """The graph input a lowering wants as a constant, or None."""
+    match = CONSTANT_INPUT.search(message)
+    if not match:
+        return None
+    graph_inputs = {i.name for i in model.graph.input} - frozen
+    for node in model.graph.node:
+        name = node.name or (node.output[0] if node.output else node.op_type)
+        if name != match['node'] or node.op_type != match['op']:
+            continue
+        index = int(match['index'])
+        if index < len(node.input) and node.input[index] in graph_inputs:
+            return node.input[index]
+    return None
+
+
+# --- Tensors ---------------------------------------------------------------
+
+def load_tensor(path):
+    tensor = onnx.TensorProto()
+    with open(path, 'rb') as f:
+        tensor.ParseFromString(f.read())
+    return tensor
+
+
+def read_tensors(data_dir, kind):
+    """input_0.pb, input_1.pb, ... of a data set as numpy arrays."""
+    paths = glob.glob(os.path.join(data_dir, f'{kind}_*.pb'))
+    paths.sort(key=lambda p: int(re.search(r'(\d+)\.pb$', p)[1]))
+    return [to_array(load_tensor(p)) for p in paths]
+
+
+def to_array(tensor):
+    if tensor.data_type == onnx.TensorProto.BFLOAT16:
+        # numpy has no bfloat16: keep the raw bits as uint16.
+        if tensor.raw_data:
+            bits = np.frombuffer(tensor.raw_data, dtype=np.uint16)
+        else:
+            bits = np.array(tensor.int32_data, dtype=np.uint16)
+        return bits.reshape(tuple(tensor.dims)).view(np.dtype('V2'))
+    return numpy_helper.to_array(tensor)
+
+
+def manifest_dtype(name):
+    return np.dtype('V2') if name == 'bfloat16' else np.dtype(name)
+
+
+def compare(index, got, want):
+    if got.dtype != want.dtype:
+        raise TestFailure('wrong-answer', f'output {index}: dtype {got.dtype}, '
+                          f'expected {want.dtype}')
+    if got.shape != want.shape:
+        raise TestFailure('wrong-answer', f'output {index}: shape '
+                          f'{list(got.shape)}, expected {list(want.shape)}')
+    if got.dtype.kind == 'V':
+        got, want = got.view(np.uint16), want.view(np.uint16)
+    if got.dtype.kind in 'fc':
+        close = np.isclose(got, want, rtol=RTOL, atol=ATOL, equal_nan=True)
+        inf = np.isinf(want) | np.isinf(got)
+        close[inf] = got[inf] == want[inf]
+    else:
+        close = got == want
+    bad = np.flatnonzero(~np.asarray(close).reshape(-1))
+    if bad.size:
+        i = int(bad[0])
+        idx = list(np.unravel_index(i, want.shape)) if want.ndim else []
+        raise TestFailure('wrong-answer', f'output {index}: {bad.size} of '
+                          f'{want.size} elements differ, first at {idx}: got '
+                          f'{got.reshape(-1)[i]!r}, expected '
+                          f'{want.reshape(-1)[i]!r}')
+
+
+# --- One test ---------------------------------------------------------------
+
+class Runner:
+    def __init__(self, opts):
+        self.opts = opts
+        self.triple, self.cc, self.prefix = FLAVOURS[opts.arch]
+        self.lock = threading.Lock()
+        self.driver_obj = os.path.join(opts.work, 'driver.o')
+
+    def build_driver(self):
+        run(self.cc[:1] + ['-std=c11', '-O1', '-c', self.opts.driver, '-o',
+                           self.driver_obj], 'link-error')
+
+    def compile(self, model_path, work):
+        out = os.path.join(work, 'kiln_model')
+        cmd = [self.opts.kiln, 'compile', model_path, '--target', self.triple,
+               '--name', 'kiln_model', '-o', out]
+        if self.opts.cpu:
+            cmd += ['--cpu', self.opts.cpu]
+        try:
+            run(cmd, 'compile-error')
+        except TestFailure as failure:
+            if failure.category == 'compile-error':
+                category, detail = classify_compile_error(failure.detail)
+                raise TestFailure(category, failure.detail) from None
+            raise
+        with open(out + '.json') as f:
+            manifest = json.load(f)
+        exe = out + '.exe'
+        run(self.cc + [self.driver_obj, out + '.o', '-o', exe, '-lm'],
+            'link-error')
+        return manifest, exe
+
+    def run_data_set(self, manifest, exe, inputs, outputs, work):
+        args = manifest['args']
+        if len(inputs) != len(args):
+            raise TestFailure('compile-error', f'the artifact takes {len(args)}'
+                              f' args but the test gives {len(inputs)} inputs')
+        cmd = self.prefix + [exe, str(manifest['arena']['bytes']),
+                             str(manifest['arena']['alignment']), str(len(args))]
+        for i, (arg, value) in enumerate(zip(args, inputs)):
+            dtype = manifest_dtype(arg['dtype'])
+            if value.dtype != dtype or list(value.shape) != arg['shape']:
+                raise TestFailure('compile-error', f'arg {i} ({arg["name"]}) '
+                                  f'is {arg["dtype"]}{arg["shape"]} but the test '
+                                  f'input is {value.dtype}{list(value.shape)}')
+            path = os.path.join(work, f'in{i}.bin')
+            np.ascontiguousarray(value).tofile(path)
+            cmd += [path, str(value.nbytes), str(dtype.itemsize)]
+        results = manifest['results']
+        cmd.append(str(len(results)))
+        paths = []
+        for i, res in enumerate(results):
+            path = os.path.join(work, f'out{i}.bin')
+            paths.append(path)
+            cmd += [path, str(res['bytes']),
+                    str(manifest_dtype(res['dtype']).itemsize)]
+        run(cmd, 'runtime-error')
+        if len(results) != len(outputs):
+            raise TestFailure('wrong-answer', f'{len(results)} results, '
+                              f'expected {len(outputs)}')
+        for i, (res, want) in enumerate(zip(results, outputs)):
+            got = np.fromfile(paths[i], dtype=manifest_dtype(res['dtype']))
+            compare(i, got.reshape(res['shape']), want)
+
+    def run_test(self, name):
+        """(category or 'pass', detail)."""
+        test_dir = os.path.join(self.opts.data, name)
+        work = os.path.join(self.opts.work, name)
+        shutil.rmtree(work, ignore_errors=True)
+        os.makedirs(work)
+        model_path = os.path.join(test_dir, 'model.onnx')
+        model = onnx.load(model_path)
+        names = [i.name for i in model.graph.input]
+        frozen = set()
+        # Inputs are read only once the model compiled: sequence and optional
+        # test data is not a TensorProto.
+        for data_dir in sorted(glob.glob(os.path.join(test_dir,
+                                                      'test_data_set_*'))):
+            inputs = lambda: read_tensors(data_dir, 'input')
+            manifest, exe, frozen = self.compile_freezing(
+                model, model_path, inputs, work)
+            values = inputs()
+            kept = [v for n, v in zip(names, values) if n not in frozen]
+            self.run_data_set(manifest, exe, kept,
+                              read_tensors(data_dir, 'output'), work)
+        if not self.opts.keep:
+            shutil.rmtree(work, ignore_errors=True)
+        note = f' (frozen: {", ".join(sorted(frozen))})' if frozen else ''
+        return 'pass', note
+
+    def compile_freezing(self, model, model_path, inputs, work):
+        """Compiles, folding graph inputs that must be constants into
+        initializers with this data set's values (one at a time)."""
+        frozen = {}
+        names = [i.name for i in model.graph.input]
+        while True:
+            try:
+                manifest, exe = self.compile(model_path, work)
+                return manifest, exe, set(frozen)
+            except TestFailure as failure:
+                if failure.category != 'not-aot:data-dependent-shape':
+                    raise
+                target = input_to_freeze(model, failure.detail, set(frozen))
+                values = inputs()
+                if target is None or names.index(target) >= len(values):
+                    raise
+                frozen[target] = values[names.index(target)]
+                model_path = self.write_frozen(model, frozen, work)
+
+    def write_frozen(self, model, frozen, work):
+        copy = onnx.ModelProto()
+        copy.CopyFrom(model)
+        for name, value in frozen.items():
+            copy.graph.initializer.append(numpy_helper.from_array(value, name))
+        path = os.path.join(work, 'frozen.onnx')
+        onnx.save(copy, path)
+        return path
+
+    def attempt(self, name):
+        try:
+            category, detail = self.run_test(name)
+        except TestFailure as failure:
+            category, detail = failure.category, failure.detail
+        except Exception as e:  # a harness bug still counts as a failure
+            category, detail = 'harness-error', repr(e)
+        return name, category, detail
+
+
+# --- The expected-failure list ---------------------------------------------
+
+def read_list(path):
+    entries = {}
+    if not os.path.exists(path):
+        return entries
+    with open(path) as f:
+        for line in f:
+            text = line.split('#', 1)
+            fields = text[0].split()
+            if not fields:
+                continue
+            note = text[1].strip() if len(text) > 1 else ''
+            entries[fields[0]] = (fields[1] if len(fields) > 1 else '?', note)
+    return entries
+
+
+def short(detail, limit=110):
+    line = ' '.join(detail.split())
+    line = re.sub(r'^\S*model\.onnx: ', '', line)
+    return line if len(line) <= limit else line[:limit - 3] + '...'
+
+
+def write_list(path, entries):
+    header = ('# ONNX node tests expected not to pass with kiln, one per line:\n'
+              '#   test_name  category  # note\n'
+              '# Regenerate with run_conformance.py --update-list (see README).\n'
+              '# A wrong numerical answer may only appear as `wrong-answer`.\n')
+    width = max([len(n) for n in entries] + [10])
+    with open(path, 'w') as f:
+        f.write(header)
+        for name in sorted(entries):
+            category, note = entries[name]
+            line = f'{name:<{width}}  {category}'
+            if note:
+                line += f'  # {note}'
+            f.write(line + '\n')
+
+
+def check_results(results, expected):
+    """Lines describing every mismatch with the list, and notes."""
+    problems, notes = [], []
+    for name, category, detail in results:
+        listed = expected.get(name)
+        if category == 'pass':
+            if listed:
+                problems.append(f'UNEXPECTED PASS {name} (listed as '
+                                f'{listed[0]}): remove it from the list '
+                                f'(--update-list)')
+        elif not listed:
+            problems.append(f'UNEXPECTED FAIL {name} [{category}]: '
+                            f'{short(detail)}')
+        elif category != listed[0]:
+            if category in BAD_CATEGORIES or listed[0] in BAD_CATEGORIES:
+                problems.append(f'CHANGED {name}: listed as {listed[0]}, now '
+                                f'{category}: {short(detail)}')
+            else:
+                notes.append(f'note: {name} listed as {listed[0]}, now fails '
+                             f'as {category}')
+    return problems, notes
+
+
+def update_list(path, results, expected):
+    entries = dict(expected)
+    for name, category, detail in results:
+        if category == 'pass':
+            entries.pop(name, None)
+        elif name in expected and expected[name][0] == category:
+            continue
+        else:
+            entries[name] = (category, short(detail))
+    write_list(path, entries)
+
+
+# --- Main -----------------------------------------------------------------
+
+def select_tests(opts):
+    names = sorted(d for d in os.listdir(opts.data)
+                   if os.path.isfile(os.path.join(opts.data, d, 'model.onnx')))
+    if opts.sample:
+        names = names[::SAMPLE_STRIDE]
+    if opts.filter:
+        names = [n for n in names if re.search(opts.filter, n)]
+    return names
+
+
+def main():
+    here = os.path.dirname(os.path.abspath(__file__))
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument('--kiln', required=True)
+    p.add_argument('--data', default='/usr/share/libonnx-testdata/data/node')
+    p.add_argument('--work', required=True)
+    p.add_argument('--arch', choices=sorted(FLAVOURS), default='x86_64')
+    p.add_argument('--cpu', default='')
+    p.add_argument('--sample', action='store_true',
+                   help=f'run every {SAMPLE_STRIDE}th test only (AArch64)')
+    p.add_argument('--filter', default='', help='regex on test names')
+    p.add_argument('--jobs', type=int, default=2)
+    p.add_argument('--list', default=os.path.join(here, 'expected_failures.txt'))
+    p.add_argument('--update-list', action='store_true',
+                   help='rewrite the list from this run (keeps notes)')
+    p.add_argument('--driver', default=os.path.join(here, 'driver.c'))
+    p.add_argument('--keep', action='store_true', help='keep work files')
+    p.add_argument('--quiet', action='store_true',
+                   help='print only failures and the summary')
+    opts = p.parse_args()
+    opts.work = os.path.abspath(os.path.join(
+        opts.work, opts.arch + ('-' + opts.cpu if opts.cpu else '')))
+    os.makedirs(opts.work, exist_ok=True)
+    if not os.path.isdir(opts.data):
+        print(f'error: no ONNX test data at {opts.data} '
+              '(install libonnx-testdata: scripts/install-deps.sh)')
+        return 1
+
+    runner = Runner(opts)
+    runner.build_driver()
+    names = select_tests(opts)
+    expected = read_list(opts.list)
+    results = []
+    with concurrent.futures.ThreadPoolExecutor(max_workers=opts.jobs) as pool:
+        for name, category, detail in pool.map(runner.attempt, names):
+            results.append((name, category, detail))
+            if category == 'pass':
+                if not opts.quiet:
+                    print(f'PASS {name}{detail}', flush=True)
+            elif not opts.quiet or name not in expected:
+                print(f'FAIL {name} [{category}]: {short(detail, 300)}',
+                      flush=True)
+
+    passed = sum(1 for r in results if r[1] == 'pass')
+    failed = len(results) - passed
+    categories = {}
+    for _, category, _ in results:
+        if category != 'pass':
+            key = category.split(':')[0] if category.startswith(
+                'unsupported-op') else category
+            categories[key] = categories.get(key, 0) + 1
+    frozen = sum(1 for r in results if r[1] == 'pass' and r[2])
+    print('failures by category: ' + ', '.join(
+        f'{k} {v}' for k, v in sorted(categories.items())))
+    print(f'({frozen} of the passes compiled with shape inputs frozen)')
+
+    if opts.update_list:
+        update_list(opts.list, results, expected)
+        print(f'updated {opts.list}')
+        problems = []
+    else:
+        problems, notes = check_results(results, expected)
+        for line in notes + problems:
+            print(line)
+        if problems:
+            print(f'{len(problems)} mismatches with {opts.list}; if the '
+                  'changes are intended, rerun with --update-list')
+    print(f'{passed} passed, {failed} failed')
+    return 1 if problems else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
