@@ -265,7 +265,10 @@ void lowerReduce(OnnxNodeContext &c) {
   Value x = c.input(0);
   std::vector<int64_t> axes;
   if (c.opset() >= InputOpset) {
-    if (c.inputCount() > 1 && c.hasInput(1)) {
+    // An axes input of static shape [0] is known to be empty even when it
+    // is a graph input rather than a constant.
+    if (c.inputCount() > 1 && c.hasInput(1) && c.input(1) &&
+        c.input(1)->shape().numElements() > 0) {
       std::optional<std::vector<int64_t>> values = c.constantInts(1, "axes");
       if (!values)
         return;
