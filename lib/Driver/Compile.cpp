@@ -4,6 +4,7 @@
 #include "kiln/Analysis/BufferAssignment.h"
 #include "kiln/CodeGen/CodeGen.h"
 #include "kiln/Driver/Driver.h"
+#include "kiln/Driver/Optimize.h"
 #include "kiln/IR/Printer.h"
 #include "kiln/Support/FileUtils.h"
 #include "kiln/Target/Target.h"
@@ -240,6 +241,13 @@ Expected<CompileResult> compileModel(const CompileOptions &options) {
       importModel(options.model, options.import);
   if (!imported)
     return imported.takeError();
+  // Optimized before buffer assignment; `kiln run --reference` keeps
+  // evaluating the unoptimized import, so e2e tests compare the two.
+  Expected<std::unique_ptr<ir::Module>> optimized =
+      optimizedCopy(*imported->module, options.optimize);
+  if (!optimized)
+    return optimized.takeError();
+  imported->module = std::move(*optimized);
   return compileImported(*imported, options);
 }
 

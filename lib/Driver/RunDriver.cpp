@@ -2,6 +2,7 @@
 #include "kiln/Driver/Driver.h"
 
 #include "kiln/Driver/Compile.h"
+#include "kiln/Driver/Optimize.h"
 #include "kiln/Eval/Evaluator.h"
 #include "kiln/Support/FileUtils.h"
 
@@ -96,11 +97,18 @@ resultFileNames(const std::vector<std::string> &resultNames) {
 
 Expected<std::vector<ir::Literal>> execute(const ir::Module &module,
                                            const std::vector<ir::Literal> &args,
-                                           bool reference) {
-  if (reference)
+                                           const RunOptions &options) {
+  // The evaluator runs the module as imported: an oracle independent of
+  // the optimization passes.
+  if (options.reference)
     return eval::evaluateModule(module, args);
-  // The same code generator `kiln compile` uses, run in-process (JitRun.cpp).
-  return runWithJit(module, args);
+  // The same pipeline and code generator `kiln compile` uses, run
+  // in-process (JitRun.cpp).
+  Expected<std::unique_ptr<ir::Module>> optimized =
+      optimizedCopy(module, options.optimize);
+  if (!optimized)
+    return optimized.takeError();
+  return runWithJit(**optimized, args);
 }
 } // namespace
 
@@ -200,7 +208,7 @@ Expected<std::vector<RunOutput>> runModel(const RunOptions &options) {
   auto args = bindInputs(*model, options.inputs);
   if (!args)
     return args.takeError();
-  auto results = execute(*model->module, *args, options.reference);
+  auto results = execute(*model->module, *args, options);
   if (!results)
     return results.takeError();
 

@@ -44,7 +44,11 @@ void addCompileCommand(CLI::App &app, Runner &runner) {
   command->add_flag("--fast-math", options->fastMath,
                     "Allow floating-point reassociation and contraction "
                     "(default: IEEE-faithful)");
-  command->callback([options, emit, &runner] {
+  auto noOpt = std::make_shared<bool>(false);
+  command->add_flag("--no-opt", *noOpt,
+                    "Skip the optimization passes (docs/cli.md: pipeline)");
+  command->callback([options, emit, noOpt, &runner] {
+    options->optimize = !*noOpt;
     runner = [options, emit]() -> Error {
       options->emit = driver::splitList(*emit);
       auto result = driver::compileModel(*options);

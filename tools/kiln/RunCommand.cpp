@@ -29,7 +29,12 @@ void addRunCommand(CLI::App &app, Runner &runner) {
       ->capture_default_str();
   command->add_flag("--reference", options->reference,
                     "Execute with the reference evaluator instead of the JIT");
-  command->callback([options, &runner] {
+  auto noOpt = std::make_shared<bool>(false);
+  command->add_flag("--no-opt", *noOpt,
+                    "JIT only: skip the optimization passes (--reference "
+                    "never runs them)");
+  command->callback([options, noOpt, &runner] {
+    options->optimize = !*noOpt;
     runner = [options]() -> Error {
       auto outputs = driver::runModel(*options);
       if (!outputs)

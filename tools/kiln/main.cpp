@@ -16,7 +16,8 @@
 #define KILN_COMMANDS(X)                                                       \
   X(Opt)                                                                       \
   X(Run)                                                                       \
-  X(Compile)
+  X(Compile)                                                                   \
+  X(Inspect)
 
 namespace kiln::tool {
 #define KILN_DECLARE_COMMAND(Name) void add##Name##Command(CLI::App &, Runner &);

@@ -30,6 +30,9 @@ struct CompileOptions {
   std::string outputPrefix;          ///< -o PREFIX; empty: model stem in cwd.
   std::vector<std::string> emit;     ///< Extra outputs: llvm, asm, hlo.
   bool fastMath = false;
+  /// Run the default optimization pipeline before buffer assignment
+  /// (--no-opt turns it off).
+  bool optimize = true;
 };
 
 struct CompileResult {

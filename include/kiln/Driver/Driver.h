@@ -59,6 +59,9 @@ struct RunOptions {
   std::string outputDir = ".";
   /// Evaluate with the reference interpreter instead of the JIT.
   bool reference = false;
+  /// JIT only: run the default optimization pipeline first (--no-opt turns
+  /// it off). The reference interpreter always runs the module as imported.
+  bool optimize = true;
 };
 
 /// One result written by runModel.

@@ -1,0 +1,81 @@
+//===- Inspect.h - `kiln inspect`: what a model is and costs ----*- C++ -*-===//
+//
+// Imports a model (any format) and reports its format, inputs and outputs,
+// the op histogram of the source graph, unsupported ops, weight bytes,
+// FLOPs and the arena the compiled code would need. When the import fails
+// the report still holds what is known (for TensorFlow models the source
+// summary, unsupported ops included) and the error.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_DRIVER_INSPECT_H
+#define KILN_DRIVER_INSPECT_H
+
+#include "kiln/IR/Module.h"
+#include "kiln/Import/Import.h"
+#include "kiln/Support/Error.h"
+
+#include <cstdint>
+#include <iosfwd>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace kiln::driver {
+
+struct InspectOptions {
+  std::string model;
+  import::ImportOptions import; ///< --config, --shape
+  bool json = false;            ///< one JSON object instead of text
+};
+
+/// One input or output of the imported model.
+struct TensorSummary {
+  std::string name;
+  ir::Shape shape;
+  /// Inputs: "feed" or "variable"; outputs: "fetch", or "variable-update"
+  /// for the new value of a writable variable (written back in place).
+  std::string kind;
+  bool readonly = true; ///< variables only
+};
+
+/// What the model costs once compiled (absent when the import failed).
+struct ModelCost {
+  int64_t flops = 0;                 ///< of the imported HLO (countFlops)
+  int64_t optimizedFlops = 0;        ///< after the default pipeline
+  int64_t instructions = 0;          ///< imported HLO instructions
+  int64_t optimizedInstructions = 0; ///< after the default pipeline
+  int64_t arenaBytes = 0;            ///< buffer assignment, optimized module
+};
+
+struct InspectReport {
+  std::string model;
+  import::SourceSummary summary;
+  std::vector<TensorSummary> inputs, outputs;
+  std::optional<ModelCost> cost;
+  /// Empty when the import succeeded.
+  std::string error;
+};
+
+/// Floating-point (and integer) operations of one run of `module`:
+/// dot and convolution count 2 per multiply-accumulate; elementwise ops
+/// (copy excepted) one per result element; reduce one per reduced input
+/// element, reduce-window one per window tap, arg-max/arg-min one per input
+/// element; data movement, sort and top-k count nothing. Fusions count
+/// their fused computation.
+int64_t countFlops(const ir::Module &module);
+
+/// Builds the report; never fails: an import error (unknown format
+/// included) is recorded in `report.error` next to what is known.
+InspectReport inspectModel(const InspectOptions &options);
+
+std::string formatInspectText(const InspectReport &report);
+/// One JSON object (keys documented in docs/cli.md).
+std::string formatInspectJson(const InspectReport &report);
+
+/// `kiln inspect`: prints the report to `out` as text or JSON; returns the
+/// import error (after printing what is known) when the import failed.
+Error runInspect(const InspectOptions &options, std::ostream &out);
+
+} // namespace kiln::driver
+
+#endif // KILN_DRIVER_INSPECT_H

@@ -1,0 +1,28 @@
+//===- InspectCommand.cpp - `kiln inspect`: what a model is and costs -----===//
+#include "Command.h"
+
+#include "kiln/Driver/Inspect.h"
+
+#include <iostream>
+#include <memory>
+
+namespace kiln::tool {
+
+void addInspectCommand(CLI::App &app, Runner &runner) {
+  auto options = std::make_shared<driver::InspectOptions>();
+  CLI::App *command = app.add_subcommand(
+      "inspect", "Show a model's inputs, outputs, ops, unsupported ops, "
+                 "weight bytes, FLOPs and arena size");
+  command->add_option("model", options->model,
+                      "Model file: .hlo, .pb, .pbtxt, .json (GraphDef or "
+                      "TF.js model.json), .onnx")
+      ->required();
+  addImportOptions(*command, options->import);
+  command->add_flag("--json", options->json,
+                    "Print one JSON object instead of text");
+  command->callback([options, &runner] {
+    runner = [options] { return driver::runInspect(*options, std::cout); };
+  });
+}
+
+} // namespace kiln::tool
