@@ -95,7 +95,7 @@ COMPILE_ERRORS = [
     # regex on the message -> category
     (r'string tensor', 'not-aot:strings'),
     (r'sequence, map and optional types', 'not-aot:sequences'),
-    (r'must be a compile-time constant', 'not-aot:data-dependent-shape'),
+    (r'must be (a )?(compile-time )?constant', 'not-aot:data-dependent-shape'),
     (r'supports opsets', 'unsupported-opset'),
     (r'element type \w+ is not supported', 'unsupported-dtype'),
 ]
@@ -120,6 +120,20 @@ def classify_compile_error(message):
 CONSTANT_INPUT = re.compile(
     r"node '(?P<node>.*?)' \((?P<op>\w+)\): input (?P<index>\d+) .*?"
     r"must be a compile-time constant")
+
+
+INTEGER_TYPES = {onnx.TensorProto.INT32, onnx.TensorProto.INT64}
+
+
+def inputs_to_freeze(model, message, frozen):
+    """The graph inputs a lowering wants as constants: the one the message
+    names, else (a constant computed inside the graph) every integer graph
+    input, which is what shape-like values are made of."""
+    named = input_to_freeze(model, message, frozen)
+    if named:
+        return [named]
+    return [i.name for i in model.graph.input if i.name not in frozen and
+            i.type.tensor_type.elem_type in INTEGER_TYPES]
 
 
 def input_to_freeze(model, message, frozen):
@@ -170,12 +184,16 @@ def manifest_dtype(name):
 
 
 def compare(index, got, want):
+    if got.dtype.kind == 'V' and want.dtype == np.uint16:
+        want = want.view(got.dtype)  # bfloat16 expected as raw bits
     if got.dtype != want.dtype:
         raise TestFailure('wrong-answer', f'output {index}: dtype {got.dtype}, '
                           f'expected {want.dtype}')
     if got.shape != want.shape:
         raise TestFailure('wrong-answer', f'output {index}: shape '
                           f'{list(got.shape)}, expected {list(want.shape)}')
+    shape = want.shape
+    got, want = got.reshape(-1), want.reshape(-1)  # 0-d arrays too
     if got.dtype.kind == 'V':
         got, want = got.view(np.uint16), want.view(np.uint16)
     if got.dtype.kind in 'fc':
@@ -187,7 +205,7 @@ def compare(index, got, want):
     bad = np.flatnonzero(~np.asarray(close).reshape(-1))
     if bad.size:
         i = int(bad[0])
-        idx = list(np.unravel_index(i, want.shape)) if want.ndim else []
+        idx = list(np.unravel_index(i, shape)) if shape else []
         raise TestFailure('wrong-answer', f'output {index}: {bad.size} of '
                           f'{want.size} elements differ, first at {idx}: got '
                           f'{got.reshape(-1)[i]!r}, expected '
@@ -236,6 +254,8 @@ class Runner:
                              str(manifest['arena']['alignment']), str(len(args))]
         for i, (arg, value) in enumerate(zip(args, inputs)):
             dtype = manifest_dtype(arg['dtype'])
+            if dtype.kind == 'V' and value.dtype == np.uint16:
+                value = value.view(dtype)  # bfloat16 test data as raw bits
             if value.dtype != dtype or list(value.shape) != arg['shape']:
                 raise TestFailure('compile-error', f'arg {i} ({arg["name"]}) '
                                   f'is {arg["dtype"]}{arg["shape"]} but the test '
@@ -297,11 +317,14 @@ class Runner:
             except TestFailure as failure:
                 if failure.category != 'not-aot:data-dependent-shape':
                     raise
-                target = input_to_freeze(model, failure.detail, set(frozen))
                 values = inputs()
-                if target is None or names.index(target) >= len(values):
+                targets = [t for t in inputs_to_freeze(
+                    model, failure.detail, set(frozen))
+                    if names.index(t) < len(values)]
+                if not targets:
                     raise
-                frozen[target] = values[names.index(target)]
+                for target in targets:
+                    frozen[target] = values[names.index(target)]
                 model_path = self.write_frozen(model, frozen, work)
 
     def write_frozen(self, model, frozen, work):
@@ -404,6 +427,9 @@ def select_tests(opts):
                    if os.path.isfile(os.path.join(opts.data, d, 'model.onnx')))
     if opts.sample:
         names = names[::SAMPLE_STRIDE]
+    if opts.shard:
+        index, count = (int(v) for v in opts.shard.split('/'))
+        names = names[index::count]
     if opts.filter:
         names = [n for n in names if re.search(opts.filter, n)]
     return names
@@ -424,6 +450,13 @@ def main():
     p.add_argument('--list', default=os.path.join(here, 'expected_failures.txt'))
     p.add_argument('--update-list', action='store_true',
                    help='rewrite the list from this run (keeps notes)')
+    p.add_argument('--shard', default='',
+                   help='K/N: run every Nth test starting at the Kth')
+    p.add_argument('--results-json', default='',
+                   help='also write [name, category, detail] rows here')
+    p.add_argument('--from-results', nargs='*', default=[],
+                   help='with --update-list: merge these --results-json '
+                   'files instead of running tests')
     p.add_argument('--driver', default=os.path.join(here, 'driver.c'))
     p.add_argument('--keep', action='store_true', help='keep work files')
     p.add_argument('--quiet', action='store_true',
@@ -437,10 +470,19 @@ def main():
               '(install libonnx-testdata: scripts/install-deps.sh)')
         return 1
 
+    expected = read_list(opts.list)
+    if opts.from_results:
+        results = []
+        for path in opts.from_results:
+            with open(path) as f:
+                results += [tuple(row) for row in json.load(f)]
+        update_list(opts.list, results, expected)
+        print(f'updated {opts.list} from {len(results)} results')
+        return 0
+
     runner = Runner(opts)
     runner.build_driver()
     names = select_tests(opts)
-    expected = read_list(opts.list)
     results = []
     with concurrent.futures.ThreadPoolExecutor(max_workers=opts.jobs) as pool:
         for name, category, detail in pool.map(runner.attempt, names):
@@ -452,6 +494,9 @@ def main():
                 print(f'FAIL {name} [{category}]: {short(detail, 300)}',
                       flush=True)
 
+    if opts.results_json:
+        with open(opts.results_json, 'w') as f:
+            json.dump(results, f, indent=0)
     passed = sum(1 for r in results if r[1] == 'pass')
     failed = len(results) - passed
     categories = {}
