@@ -392,3 +392,47 @@ TEST_CASE("helpers report shape errors instead of crashing", "[import][nn]") {
   CHECK(!batchMatMul(g.b, g.param({2, 3}, iota(6)), g.param({2, 3}, iota(6))));
   CHECK(!g.b.ok());
 }
+
+TEST_CASE("maxPoolWithIndices: flat NCHW offsets, first maximum wins",
+          "[import][nn]") {
+  // Two channels of [[1, 5, 2], [4, 3, 6]] and [[7, 7, 0], [7, 0, 0]]
+  // (channel 1 starts at flat offset 6), 2x2 windows, stride 1:
+  //   channel 0: max 5 at (0,1) -> 1, max 6 at (1,2) -> 5;
+  //   channel 1: ties of 7 at (0,0),(0,1),(1,0) -> the first, 6 + 0 = 6;
+  //              then 7 at (0,1) -> 6 + 1 = 7.
+  // Column-major spatial offsets are w * H + h: (0,1) -> 2, (1,2) -> 5,
+  // (0,0) -> 0, (0,1) -> 2.
+  for (bool columnMajor : {false, true}) {
+    Fixture f;
+    Value x = f.param({1, 2, 2, 3}, {1, 5, 2, 4, 3, 6, 7, 7, 0, 7, 0, 0});
+    PoolWindow w = spatialPoolWindow({1, 2, 2, 3}, false, {2, 2},
+                                     ConvParams{}, false);
+    auto [y, indices] = maxPoolWithIndices(f.b, x, w, columnMajor);
+    REQUIRE(indices);
+    CHECK(indices->shape().dtype() == DType::S64);
+    Value both = f.b.concatenate({f.b.convert(indices, DType::F32), y}, 3);
+    std::vector<double> want =
+        columnMajor ? std::vector<double>{2, 5, 5, 6, 6, 8, 7, 7}
+                    : std::vector<double>{1, 5, 5, 6, 6, 7, 7, 7};
+    checkClose(f.run(both), want);
+  }
+}
+
+TEST_CASE("maxPoolWithIndices skips padding (ONNX precomputed_pads)",
+          "[import][nn]") {
+  // ONNX's maxpool_with_argmax_2d_precomputed_pads: 5x5 input 1..25,
+  // kernel 5, pads 2: the first output row is 13 14 15 15 15 with indices
+  // 12 13 14 14 14.
+  Fixture f;
+  Value x = f.param({1, 1, 5, 5}, iota(25, 1));
+  ConvParams params;
+  params.padLow = {2, 2};
+  params.padHigh = {2, 2};
+  PoolWindow w = spatialPoolWindow({1, 1, 5, 5}, false, {5, 5}, params, false);
+  auto [y, indices] = maxPoolWithIndices(f.b, x, w, false);
+  REQUIRE(indices);
+  Value row = f.b.sliceDim(f.b.convert(indices, DType::F32), 2, 0, 1);
+  Value first = f.b.sliceDim(y, 2, 0, 1);
+  checkClose(f.run(f.b.concatenate({first, row}, 3)),
+             {13, 14, 15, 15, 15, 12, 13, 14, 14, 14});
+}

@@ -155,6 +155,98 @@ Value avgPool(GraphBuilder &b, Value x, const PoolWindow &window,
                   divisor(b, x, sum, window, countIncludePad));
 }
 
+namespace {
+/// The int64 constant [1, 1, O...] of flat spatial input offsets that
+/// window tap `tap` reads at each output position (0 where it reads
+/// padding, which never wins).
+Value tapOffsets(GraphBuilder &b, const std::vector<int64_t> &inDims,
+                 const std::vector<int64_t> &outDims, const PoolWindow &w,
+                 const std::vector<int64_t> &tap, bool columnMajor) {
+  size_t rank = inDims.size();
+  std::vector<int64_t> dims(rank, 1), index(rank, 0), values;
+  for (size_t d = 2; d < rank; ++d)
+    dims[d] = outDims[d];
+  int64_t total = 1;
+  for (size_t d = 2; d < rank; ++d)
+    total *= dims[d];
+  for (int64_t e = 0; e < total; ++e) {
+    int64_t flat = 0, scale = 1;
+    bool inside = true;
+    for (size_t k = 2; k < rank; ++k) {
+      size_t d = columnMajor ? k : rank + 1 - k; // fastest dimension first
+      int64_t pos = index[d] * w.strides[d] + tap[d] * w.dilations[d] -
+                    w.padLow[d];
+      inside = inside && pos >= 0 && pos < inDims[d];
+      flat += pos * scale;
+      scale *= inDims[d];
+    }
+    values.push_back(inside ? flat : 0);
+    for (size_t d = rank; d-- > 2;) {
+      if (++index[d] < dims[d])
+        break;
+      index[d] = 0;
+    }
+  }
+  return b.constant(literalFromInts(ir::Shape(ir::DType::S64, dims), values));
+}
+} // namespace
+
+std::pair<Value, Value> maxPoolWithIndices(GraphBuilder &b, Value x,
+                                           const PoolWindow &w,
+                                           bool columnMajor) {
+  Value pooled = maxPool(b, x, w);
+  if (!pooled)
+    return {nullptr, nullptr};
+  const std::vector<int64_t> &in = x->shape().dims(),
+                             &out = pooled->shape().dims();
+  size_t rank = in.size();
+  std::vector<ir::PadDim> pads;
+  for (size_t d = 0; d < rank; ++d)
+    pads.push_back({w.padLow[d], w.padHigh[d] + w.extraHigh[d], 0});
+  Value padded =
+      b.pad(x, b.scalar(x->shape().dtype(), lowestValue(x->shape().dtype())),
+            pads);
+  // (n * C + c) * prod(spatial), as [N, C, 1...].
+  std::vector<int64_t> baseDims(rank, 1), base;
+  baseDims[0] = in[0];
+  baseDims[1] = in[1];
+  int64_t spatial = 1;
+  for (size_t d = 2; d < rank; ++d)
+    spatial *= in[d];
+  for (int64_t i = 0; i < in[0] * in[1]; ++i)
+    base.push_back(i * spatial);
+  Value baseIndex =
+      b.constant(literalFromInts(ir::Shape(ir::DType::S64, baseDims), base));
+  Value best = nullptr, bestIndex = nullptr;
+  std::vector<int64_t> tap(rank, 0);
+  while (b.ok()) {
+    std::vector<ir::SliceDim> dims;
+    for (size_t d = 0; d < rank; ++d) {
+      int64_t start = tap[d] * w.dilations[d];
+      dims.push_back({start, start + (out[d] - 1) * w.strides[d] + 1,
+                      w.strides[d]});
+    }
+    Value v = b.slice(padded, dims);
+    Value idx = b.binary(Opcode::Add, baseIndex,
+                         tapOffsets(b, in, out, w, tap, columnMajor));
+    idx = b.broadcastTo(idx, out);
+    if (!best) {
+      best = v;
+      bestIndex = idx;
+    } else {
+      Value better = b.compare(ir::ComparisonDirection::GT, v, best);
+      best = b.select(better, v, best);
+      bestIndex = b.select(better, idx, bestIndex);
+    }
+    size_t d = rank;
+    while (d-- > 2 && ++tap[d] == w.sizes[d])
+      tap[d] = 0;
+    if (d < 2 || d == size_t(-1))
+      break;
+  }
+  return {pooled, bestIndex};
+}
+
 Value lpPool(GraphBuilder &b, Value x, const PoolWindow &window, double p) {
   if (!x)
     return b.fail("internal error: null operand");

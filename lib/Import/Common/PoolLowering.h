@@ -45,6 +45,14 @@ Value maxPool(GraphBuilder &b, Value x, const PoolWindow &window);
 /// `countIncludePad`.
 Value avgPool(GraphBuilder &b, Value x, const PoolWindow &window,
               bool countIncludePad);
+/// Max pooling of a channels-first [N, C, S...] input that also returns, per
+/// output, the flat index of the maximum in the input (ONNX MaxPool's
+/// Indices: (n * C + c) * prod(S) + the spatial offset, row-major, or
+/// column-major over the spatial dimensions when `columnMajor`); the first
+/// maximum in window order wins. Unrolled over the window taps.
+std::pair<Value, Value> maxPoolWithIndices(GraphBuilder &b, Value x,
+                                           const PoolWindow &window,
+                                           bool columnMajor);
 /// (sum |x|^p)^(1/p) over the window (ONNX LpPool).
 Value lpPool(GraphBuilder &b, Value x, const PoolWindow &window, double p);
 

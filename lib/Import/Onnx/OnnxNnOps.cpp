@@ -175,6 +175,48 @@ void lowerMatMul(OnnxNodeContext &ctx) {
   ctx.setOutput(0, batchMatMul(ctx.builder(), ctx.input(0), ctx.input(1)));
 }
 
+/// Input `i` minus its zero point (input `zeroIndex`, scalar or per row /
+/// per channel along `axis`), widened to s32 as ONNX's integer ops do.
+Value minusZeroPoint(OnnxNodeContext &ctx, size_t i, size_t zeroIndex,
+                     int64_t axis) {
+  GraphBuilder &b = ctx.builder();
+  Value x = b.convert(ctx.input(i), ir::DType::S32);
+  if (!x || !ctx.hasInput(zeroIndex))
+    return x;
+  Value zero = b.convert(ctx.input(zeroIndex), ir::DType::S32);
+  if (zero && zero->shape().numElements() > 1)
+    zero = b.broadcastInDim(b.reshape(zero, {zero->shape().numElements()}),
+                            x->shape().dims(), {axis});
+  return b.binary(Opcode::Subtract, x, zero);
+}
+
+/// MatMulInteger: (A - a_zero_point) x (B - b_zero_point) in s32; a vector
+/// a_zero_point is per row of A, b_zero_point per column of B.
+void lowerMatMulInteger(OnnxNodeContext &ctx) {
+  Value a = ctx.input(0), bm = ctx.input(1);
+  if (!a || !bm)
+    return;
+  Value lhs = minusZeroPoint(ctx, 0, 2, std::max<int64_t>(0, a->shape().rank() - 2));
+  Value rhs = minusZeroPoint(ctx, 1, 3, bm->shape().rank() - 1);
+  ctx.setOutput(0, batchMatMul(ctx.builder(), lhs, rhs));
+}
+
+/// ConvInteger: Conv on (x - x_zero_point) and (w - w_zero_point, per output
+/// channel when a vector) in s32.
+void lowerConvInteger(OnnxNodeContext &ctx) {
+  Value x = spatialInput(ctx), w = ctx.input(1);
+  if (!x || !w)
+    return;
+  std::optional<ConvParams> params =
+      readWindowAttrs(ctx, x->shape().rank() - 2);
+  if (!params)
+    return;
+  params->featureGroupCount = ctx.attrInt("group", 1);
+  ctx.setOutput(0, convChannelsFirst(ctx.builder(), minusZeroPoint(ctx, 0, 2, 1),
+                                     minusZeroPoint(ctx, 1, 3, 0), nullptr,
+                                     *params));
+}
+
 // --- Pooling ----------------------------------------------------------------------
 
 enum class PoolKind { Max, Average, Lp };
@@ -193,14 +235,20 @@ void lowerPool(OnnxNodeContext &ctx, PoolKind kind) {
     return (void)ctx.fail(fmt::format("kernel_shape needs {} entries but "
                                       "has {}",
                                       rank - 2, kernel.size()));
-  if (kind == PoolKind::Max && ctx.outputCount() > 1 && ctx.wantsOutput(1))
-    return (void)ctx.fail("MaxPool's Indices output is not supported yet");
-  if (kind == PoolKind::Max && ctx.attrInt("storage_order", 0) != 0)
-    return (void)ctx.fail("MaxPool storage_order=1 only affects Indices, "
-                          "which is not supported yet");
+  bool ceilMode = ctx.attrInt("ceil_mode", 0) != 0;
+  if (kind == PoolKind::Max && ctx.outputCount() > 1 && ctx.wantsOutput(1)) {
+    // Indices are flat channels-first offsets, so this form stays NCHW.
+    PoolWindow w = spatialPoolWindow(x->shape().dims(), false, kernel,
+                                     *params, ceilMode);
+    auto [y, indices] = maxPoolWithIndices(
+        b, x, w, ctx.attrInt("storage_order", 0) != 0);
+    ctx.setOutput(0, y);
+    ctx.setOutput(1, indices);
+    return;
+  }
   Value xl = b.transpose(x, channelsLastPermutation(rank));
-  PoolWindow w = spatialPoolWindow(xl->shape().dims(), true, kernel, *params,
-                                   ctx.attrInt("ceil_mode", 0) != 0);
+  PoolWindow w =
+      spatialPoolWindow(xl->shape().dims(), true, kernel, *params, ceilMode);
   Value y;
   if (kind == PoolKind::Max)
     y = maxPool(b, xl, w);
@@ -253,34 +301,64 @@ void lowerGlobalLpPool(OnnxNodeContext &ctx) {
 
 // --- Normalization -----------------------------------------------------------------
 
-/// Inference form only. Opsets before 9 have `spatial` (0: statistics per
-/// activation, shaped like x without the batch); opset 14+ has training_mode.
+/// Opsets before 9 have `spatial` (0: statistics per activation, shaped like
+/// x without the batch). training_mode=1 (opset 14+) normalizes with the
+/// batch statistics and returns the running statistics updated with
+/// `momentum`, as ONNX defines them (population variance).
 void lowerBatchNormalization(OnnxNodeContext &ctx) {
-  if (ctx.attrInt("training_mode", 0) != 0 ||
-      (ctx.opset() < 7 && ctx.attrInt("is_test", 0) == 0 &&
-       ctx.outputCount() > 1 && ctx.wantsOutput(1)))
-    return (void)ctx.fail("BatchNormalization in training mode is not "
-                          "supported by an ahead-of-time compiler");
+  GraphBuilder &b = ctx.builder();
   Value x = ctx.input(0);
   if (!x)
     return;
   Value mean = ctx.input(3), var = ctx.input(4);
   int64_t channel = x->shape().rank() >= 2 ? 1 : 0;
-  ctx.setOutput(0, batchNormInference(ctx.builder(), x, ctx.input(1),
-                                      ctx.input(2), mean, var,
-                                      ctx.attrFloat("epsilon", 1e-5), channel));
+  double epsilon = ctx.attrFloat("epsilon", 1e-5);
+  if (ctx.attrInt("training_mode", 0) == 0) {
+    ctx.setOutput(0, batchNormInference(b, x, ctx.input(1), ctx.input(2),
+                                        mean, var, epsilon, channel));
+    return;
+  }
+  std::vector<int64_t> dims;
+  int64_t count = 1;
+  for (int64_t d = 0; d < x->shape().rank(); ++d)
+    if (d != channel) {
+      dims.push_back(d);
+      count *= x->shape().dim(size_t(d));
+    }
+  Value n = b.like(x, double(count));
+  Value batchMean =
+      b.binary(Opcode::Divide, b.reduce(x, dims, ir::ReducerKind::Add), n);
+  Value centered = b.binary(
+      Opcode::Subtract, x,
+      b.broadcastInDim(batchMean, x->shape().dims(), {channel}));
+  Value batchVar = b.binary(
+      Opcode::Divide,
+      b.reduce(b.binary(Opcode::Multiply, centered, centered), dims,
+               ir::ReducerKind::Add),
+      n);
+  ctx.setOutput(0, batchNormInference(b, x, ctx.input(1), ctx.input(2),
+                                      batchMean, batchVar, epsilon, channel));
+  double momentum = ctx.attrFloat("momentum", 0.9);
+  auto running = [&](Value old, Value current) {
+    return b.binary(Opcode::Add,
+                    b.binary(Opcode::Multiply, old, b.like(old, momentum)),
+                    b.binary(Opcode::Multiply, current,
+                             b.like(current, 1 - momentum)));
+  };
   if (ctx.outputCount() > 1 && ctx.wantsOutput(1))
-    ctx.setOutput(1, mean);
+    ctx.setOutput(1, running(mean, batchMean));
   if (ctx.outputCount() > 2 && ctx.wantsOutput(2))
-    ctx.setOutput(2, var);
+    ctx.setOutput(2, running(var, batchVar));
 }
 
 const OnnxOpRule kRules[] = {
     {"", nullptr}, // keeps the table non-empty; skipped below
     {"Conv", lowerConv},
     {"ConvTranspose", lowerConvTranspose},
+    {"ConvInteger", lowerConvInteger},
     {"Gemm", lowerGemm},
     {"MatMul", lowerMatMul},
+    {"MatMulInteger", lowerMatMulInteger},
     {"MaxPool", lowerMaxPool},
     {"AveragePool", lowerAveragePool},
     {"LpPool", lowerLpPool},

@@ -400,7 +400,6 @@ const TfOpRule kRules[] = {
     {"Conv2D", lowerConv2D},
     {"Conv3D", lowerConv2D},
     {"_FusedConv2D", lowerFusedConv2D},
-    {"_FusedConv3D", lowerFusedConv2D},
     {"DepthwiseConv2dNative", lowerDepthwise},
     {"FusedDepthwiseConv2dNative", lowerFusedDepthwise},
     {"Conv2DBackpropInput", lowerConvBackpropInput},
