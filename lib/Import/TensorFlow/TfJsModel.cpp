@@ -11,6 +11,7 @@
 #include "TensorFlow/TfModel.h"
 #include "TensorFlow/TfTensor.h"
 
+#include "kiln/Import/LiteralUtil.h"
 #include "kiln/Support/FileUtils.h"
 #include "kiln/Support/Float16.h"
 
@@ -220,14 +221,34 @@ constNodes(const tensorflow::GraphDef &graph) {
   return nodes;
 }
 
-Error checkAgainstGraph(const WeightSpec &weight, const ir::Literal &value,
+// TF.js has no 64-bit types: its converter stores DT_DOUBLE weights as
+// float32 and DT_INT64 ones as int32. Such a weight is widened back to the
+// graph's dtype (exactly) so the ops consuming it see the types their
+// attributes declare.
+struct Widening {
+  ir::DType stored, graph;
+};
+constexpr Widening kTfJsWidenings[] = {{ir::DType::F32, ir::DType::F64},
+                                       {ir::DType::S32, ir::DType::S64}};
+
+Error checkAgainstGraph(const WeightSpec &weight, ir::Literal &value,
                         const tensorflow::NodeDef &node, const std::string &path) {
   auto dtype = node.attr().find("dtype");
   if (dtype == node.attr().end())
     return Error::success();
   tensorflow::DataType graphType = dtype->second.type();
-  if (dtypeFromTf(graphType) == value.shape().dtype())
+  std::optional<ir::DType> wanted = dtypeFromTf(graphType);
+  ir::DType stored = value.shape().dtype();
+  if (wanted == stored)
     return Error::success();
+  for (const Widening &widening : kTfJsWidenings) {
+    if (widening.stored != stored || widening.graph != wanted)
+      continue;
+    ir::Shape shape = value.shape().withDType(*wanted);
+    value = ir::isFloat(stored) ? literalFromDoubles(shape, literalToDoubles(value))
+                                : literalFromInts(shape, literalToInts(value));
+    return Error::success();
+  }
   return makeError("{}: error: weight '{}': the manifest stores {} ({}) but "
                    "node '{}' ({}) has dtype {}",
                    path, weight.name, weight.dtype,

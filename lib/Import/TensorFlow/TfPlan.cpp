@@ -148,7 +148,7 @@ Expected<ir::Shape> Planner::feedShape(const tensorflow::tf2xla::Feed &feed,
   if (override != shapes_.end()) {
     const std::vector<int64_t> &fixed = override->second;
     bool fits = !dims || dims->size() == fixed.size();
-    for (size_t i = 0; fits && i < fixed.size(); ++i)
+    for (size_t i = 0; dims && fits && i < fixed.size(); ++i)
       fits = (*dims)[i] < 0 || (*dims)[i] == fixed[i];
     if (!fits)
       return makeError("--shape {}={}: input '{}' has shape {}; --shape may "
@@ -292,11 +292,13 @@ void Planner::summarize() {
   SourceSummary &summary = plan_.summary;
   summary.format = plan_.model.format;
   std::map<std::string, size_t> unsupportedIndex;
-  // Fed nodes (Placeholders) are not in the pruned graph but are the
-  // model's inputs, so they count.
-  for (const FeedSpec &feed : plan_.feeds)
-    if (!plan_.needed.count(feed.node))
-      ++summary.opHistogram[plan_.graph->node(feed.node).op()];
+  // Fed Placeholders are not in the pruned graph but are the model's
+  // inputs, so they count; other fed nodes are cut away.
+  for (const FeedSpec &feed : plan_.feeds) {
+    const std::string &op = plan_.graph->node(feed.node).op();
+    if (!plan_.needed.count(feed.node) && op.find("Placeholder") == 0)
+      ++summary.opHistogram[op];
+  }
   for (const auto &[node, root] : plan_.needed) {
     const tensorflow::NodeDef &def = plan_.graph->node(node);
     ++summary.opHistogram[def.op()];

@@ -3,7 +3,7 @@
 make-tfjs.py DIR writes DIR/model/{model.json, group1-shard1of2.bin,
 group1-shard2of2.bin} with one weight of every storage kind TF.js reads
 (float32, int32, bool, float16-, uint8- and uint16-quantized float32,
-uint8-quantized int32), the expected values as DIR/expect/<name>.npy, and
+uint8-quantized int32, int32 stored for DT_INT64), the expected values as DIR/expect/<name>.npy, and
 broken variants: DIR/short (last shard 3 bytes short), DIR/mismatch (a
 manifest dtype that disagrees with its Const node), DIR/nosig (no
 signature). Dequantization follows tfjs-core io_utils.decodeWeight:
@@ -40,6 +40,7 @@ i32 = np.array([5, -7, 2147483647], dtype=np.int32)
 i32q = np.array([0, 1, 2, 3], dtype=np.uint8)
 i32q_scale, i32q_min = 0.5, -0.75  # -0.75, -0.25, 0.25, 0.75 -> -1, 0, 0, 1
 bools = np.array([0, 1, 0], dtype=np.uint8)
+i64 = np.array([3, -4], dtype=np.int32)
 
 weights = [  # (manifest entry, stored bytes, expected value)
     ({"name": "w_f32", "shape": [2, 2], "dtype": "float32"}, f32.tobytes(), f32),
@@ -60,10 +61,13 @@ weights = [  # (manifest entry, stored bytes, expected value)
      np.floor(i32q.astype(np.float64) * i32q_scale + i32q_min + 0.5).astype(np.int32)),
     ({"name": "w_bool", "shape": [3], "dtype": "bool"}, bools.tobytes(),
      bools.astype(bool)),
+    # TF.js stores DT_INT64 weights as int32; kiln widens them back.
+    ({"name": "w_i64", "shape": [2], "dtype": "int32"}, i64.tobytes(),
+     i64.astype(np.int64)),
 ]
 graph_types = {"w_f32": "DT_FLOAT", "w_f16": "DT_FLOAT", "w_u8": "DT_FLOAT",
                "w_u16": "DT_FLOAT", "w_i32": "DT_INT32", "w_i32q": "DT_INT32",
-               "w_bool": "DT_BOOL"}
+               "w_bool": "DT_BOOL", "w_i64": "DT_INT64"}
 
 nodes = [{"name": "input", "op": "Placeholder",
           "attr": {"dtype": {"type": "DT_FLOAT"},
