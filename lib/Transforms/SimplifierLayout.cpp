@@ -47,7 +47,8 @@ Instruction *simplifyReshape(Instruction &reshape) {
 }
 
 /// Identity transposes vanish; transpose(transpose(x)) is one transpose
-/// (or x when they cancel); a transpose of a broadcast is a broadcast.
+/// (or x when they cancel); a transpose of a broadcast is a broadcast; a
+/// transpose that moves only size-1 dims is a reshape.
 Instruction *simplifyTranspose(Instruction &transpose) {
   const std::vector<int64_t> &permutation = transpose.attrs().dimensions;
   Instruction *x = transpose.operand(0);
@@ -64,6 +65,15 @@ Instruction *simplifyTranspose(Instruction &transpose) {
   }
   if (x->opcode() == Opcode::Broadcast)
     return transposeBroadcast(*x, permutation, transpose.name());
+  // Moving only size-1 dims keeps row-major element order: a reshape
+  // (NCHW -> NHWC of a one-channel image, say).
+  std::vector<int64_t> moved;
+  for (int64_t dim : permutation)
+    if (x->shape().dim(size_t(dim)) != 1)
+      moved.push_back(dim);
+  if (std::is_sorted(moved.begin(), moved.end()))
+    return build(*transpose.parent(), Opcode::Reshape, {x}, {},
+                 transpose.shape(), transpose.name());
   return nullptr;
 }
 
