@@ -12,6 +12,7 @@
 
 #include "TensorFlow/TfContext.h"
 #include "TensorFlow/TfPlan.h"
+#include "TensorFlow/TfTensor.h"
 
 #include "kiln/IR/Module.h"
 #include "kiln/IR/Verifier.h"
@@ -51,6 +52,7 @@ private:
   Expected<std::vector<Value>> dataInputs(size_t node,
                                           std::vector<NodeInput> &sources);
   Expected<Value> tensor(size_t node, int64_t index, const std::string &user);
+  Error checkFetch(const FetchSpec &fetch, const ir::Shape &shape) const;
   void nameOutputs(size_t node, const std::vector<Value> &outputs);
   Error nodeError(size_t node, const std::string &message) const;
 
@@ -150,6 +152,22 @@ Error Lowering::lowerNode(size_t node) {
   return Error::success();
 }
 
+// The config's optional fetch type and shape (-1 matches any size).
+Error Lowering::checkFetch(const FetchSpec &fetch, const ir::Shape &shape) const {
+  bool fits = !fetch.type || *fetch.type == shape.dtype();
+  if (fetch.dims) {
+    fits = fits && fetch.dims->size() == shape.dims().size();
+    for (size_t i = 0; fits && i < fetch.dims->size(); ++i)
+      fits = (*fetch.dims)[i] < 0 || (*fetch.dims)[i] == shape.dim(i);
+  }
+  if (fits)
+    return Error::success();
+  return makeError("{}: error: fetch '{}' is {} but the config says {}{}",
+                   plan_.configName, fetch.name, shape.toString(),
+                   fetch.type ? ir::dtypeName(*fetch.type) : "",
+                   fetch.dims ? describeDims(fetch.dims) : "");
+}
+
 Expected<std::vector<Value>> Lowering::results() {
   std::vector<Value> values;
   for (const FetchSpec &fetch : plan_.fetches) {
@@ -157,6 +175,8 @@ Expected<std::vector<Value>> Lowering::results() {
         tensor(fetch.node, fetch.index, fmt::format("fetch '{}'", fetch.name));
     if (!value)
       return makeError("{}: error: {}", plan_.model.path, value.errorMessage());
+    if (Error error = checkFetch(fetch, (*value)->shape()))
+      return error;
     values.push_back(*value);
   }
   for (const auto &[variable, value] : plan_.state->updates)

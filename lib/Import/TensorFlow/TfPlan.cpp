@@ -229,7 +229,12 @@ Error Planner::resolveFetch(const tensorflow::tf2xla::Fetch &fetch) {
   Expected<size_t> node = findNode(nodeName, fmt::format("fetch '{}'", name));
   if (!node)
     return node.takeError();
-  plan_.fetches.push_back({name, *node, index});
+  FetchSpec spec{name, *node, index, std::nullopt, std::nullopt};
+  if (fetch.type() != tensorflow::DT_INVALID)
+    spec.type = dtypeFromTf(fetch.type());
+  if (fetch.has_shape())
+    spec.dims = dimsFromShape(fetch.shape());
+  plan_.fetches.push_back(std::move(spec));
   return Error::success();
 }
 

@@ -32,6 +32,9 @@ struct FetchSpec {
   std::string name; ///< config name, or "node:index"
   size_t node = 0;
   int64_t index = 0;
+  /// The config's optional `type`/`shape`, checked against the result.
+  std::optional<ir::DType> type;
+  std::optional<std::vector<int64_t>> dims;
 };
 
 struct TfPlan {
