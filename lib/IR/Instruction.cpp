@@ -21,9 +21,13 @@ Instruction::Instruction(Opcode opcode, Shape shape,
 Instruction::~Instruction() { dropAllOperands(); }
 
 void Instruction::dropAllOperands() {
-  for (Instruction *operand : operands_)
-    operand->removeUser(this);
+  // Clear first: removeUser keeps a user that still lists the operand, so
+  // an operand used twice (divide(x, x)) would otherwise keep a dangling
+  // user after this instruction is destroyed.
+  std::vector<Instruction *> operands = std::move(operands_);
   operands_.clear();
+  for (Instruction *operand : operands)
+    operand->removeUser(this);
 }
 
 void Instruction::addUser(Instruction *user) {
