@@ -14,7 +14,7 @@ expected_failures.txt lists every test expected not to pass, one per line:
 Categories: unsupported-op:<Op>, not-aot:data-dependent-shape,
 not-aot:strings, not-aot:sequences, not-aot:random, not-aot:control-flow,
 training-domain, unsupported-domain, unsupported-dtype, unsupported-opset,
-compile-error, link-error, runtime-error, crash, timeout, wrong-answer.
+test-data-mismatch (the test's inputs contradict its model), compile-error, link-error, runtime-error, crash, timeout, wrong-answer.
 The run fails if a listed test passes, an unlisted test fails, or a listed
 test now fails in a worse way (wrong-answer, crash, runtime-error, timeout)
 than its listed category says. `--update-list` rewrites the list from this
@@ -95,7 +95,8 @@ COMPILE_ERRORS = [
     # regex on the message -> category
     (r'string tensor', 'not-aot:strings'),
     (r'sequence, map and optional types', 'not-aot:sequences'),
-    (r'must be (a )?(compile-time )?constant', 'not-aot:data-dependent-shape'),
+    (r'(must be|needs) (a )?(compile-time )?constant', 'not-aot:data-dependent-shape'),
+    (r'random numbers', 'not-aot:random'),
     (r'supports opsets', 'unsupported-opset'),
     (r'element type \w+ is not supported', 'unsupported-dtype'),
 ]
@@ -122,6 +123,7 @@ CONSTANT_INPUT = re.compile(
     r"must be a compile-time constant")
 
 
+NODE = re.compile(r"node '(?P<node>.*?)' \((?P<op>\w+)\):")
 INTEGER_TYPES = {onnx.TensorProto.INT32, onnx.TensorProto.INT64}
 
 
@@ -132,6 +134,13 @@ def inputs_to_freeze(model, message, frozen):
     named = input_to_freeze(model, message, frozen)
     if named:
         return [named]
+    graph_inputs = {i.name for i in model.graph.input} - frozen
+    node = NODE.search(message)
+    for n in model.graph.node if node else []:
+        if (n.name or (n.output[0] if n.output else '')) == node['node']:
+            direct = [x for x in n.input if x in graph_inputs]
+            if direct:
+                return direct
     return [i.name for i in model.graph.input if i.name not in frozen and
             i.type.tensor_type.elem_type in INTEGER_TYPES]
 
@@ -257,7 +266,7 @@ class Runner:
             if dtype.kind == 'V' and value.dtype == np.uint16:
                 value = value.view(dtype)  # bfloat16 test data as raw bits
             if value.dtype != dtype or list(value.shape) != arg['shape']:
-                raise TestFailure('compile-error', f'arg {i} ({arg["name"]}) '
+                raise TestFailure('test-data-mismatch', f'arg {i} ({arg["name"]}) '
                                   f'is {arg["dtype"]}{arg["shape"]} but the test '
                                   f'input is {value.dtype}{list(value.shape)}')
             path = os.path.join(work, f'in{i}.bin')
@@ -365,7 +374,7 @@ def read_list(path):
 
 def short(detail, limit=110):
     line = ' '.join(detail.split())
-    line = re.sub(r'^\S*model\.onnx: ', '', line)
+    line = re.sub(r'^(error: )?\S*\.onnx: ', '', line)
     return line if len(line) <= limit else line[:limit - 3] + '...'
 
 
