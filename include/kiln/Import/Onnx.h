@@ -30,6 +30,10 @@ Expected<ImportedModel> importOnnxBytes(std::string_view bytes,
                                         const std::string &baseDir,
                                         const ImportOptions &options);
 
+/// What `kiln inspect` shows without lowering: format and opset, the op
+/// histogram, unsupported ops (not an error here) and initializer bytes.
+Expected<SourceSummary> summarizeOnnx(const std::string &path);
+
 } // namespace kiln::import
 
 #endif // KILN_IMPORT_ONNX_H

@@ -402,16 +402,41 @@ Expected<ImportedModel> importOnnxBytes(std::string_view bytes,
   return model;
 }
 
-Expected<ImportedModel> importOnnx(const std::string &path,
-                                   const ImportOptions &options) {
+namespace {
+Expected<std::string> readModelFile(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   if (!in)
     return makeError("{}: cannot open the model file", path);
-  std::string bytes{std::istreambuf_iterator<char>(in),
-                    std::istreambuf_iterator<char>()};
-  std::string baseDir =
-      std::filesystem::path(path).parent_path().string();
-  return importOnnxBytes(bytes, path, baseDir.empty() ? "." : baseDir,
+  return std::string{std::istreambuf_iterator<char>(in),
+                     std::istreambuf_iterator<char>()};
+}
+} // namespace
+
+Expected<SourceSummary> summarizeOnnx(const std::string &path) {
+  Expected<std::string> bytes = readModelFile(path);
+  if (!bytes)
+    return bytes.takeError();
+  onnxpb::ModelProto proto;
+  if (!proto.ParseFromString(*bytes) || !proto.has_graph())
+    return makeError("{}: not a valid ONNX model", path);
+  SourceSummary summary;
+  int64_t opset = 0;
+  for (const onnxpb::OperatorSetIdProto &entry : proto.opset_import())
+    if (isDefaultDomain(entry.domain()))
+      opset = entry.version();
+  summary.format = fmt::format("ONNX (opset {})", opset);
+  summary.weightBytes = weightBytes(proto.graph());
+  summary.unsupported = findUnsupported(proto.graph(), summary);
+  return summary;
+}
+
+Expected<ImportedModel> importOnnx(const std::string &path,
+                                   const ImportOptions &options) {
+  Expected<std::string> bytes = readModelFile(path);
+  if (!bytes)
+    return bytes.takeError();
+  std::string baseDir = std::filesystem::path(path).parent_path().string();
+  return importOnnxBytes(*bytes, path, baseDir.empty() ? "." : baseDir,
                          options);
 }
 
