@@ -12,6 +12,7 @@
 #include "Common/PoolLowering.h"
 #include "Onnx/OnnxOps.h"
 
+#include <cmath>
 #include <fmt/format.h>
 
 namespace kiln::import::onnx {
@@ -217,6 +218,85 @@ void lowerConvInteger(OnnxNodeContext &ctx) {
                                      *params));
 }
 
+/// Scale input `i` as f32 broadcast to `dims`: a scalar, or a vector along
+/// `axis`.
+Value scaleAlong(OnnxNodeContext &ctx, size_t i,
+                 const std::vector<int64_t> &dims, int64_t axis) {
+  GraphBuilder &b = ctx.builder();
+  Value scale = b.convert(ctx.input(i), ir::DType::F32);
+  if (!scale)
+    return nullptr;
+  if (scale->shape().numElements() == 1)
+    return b.broadcastTo(b.reshape(scale, {}), dims);
+  return b.broadcastInDim(b.reshape(scale, {scale->shape().numElements()}),
+                          dims, {axis});
+}
+
+/// saturate(round_half_even(acc * aScale * bScale / yScale) + y_zero_point)
+/// in the dtype of y_zero_point (ONNX's QLinear* output rule).
+Value requantize(OnnxNodeContext &ctx, Value acc, Value aScale, Value bScale,
+                 size_t yScale, size_t yZero) {
+  GraphBuilder &b = ctx.builder();
+  if (!acc)
+    return nullptr;
+  const std::vector<int64_t> &dims = acc->shape().dims();
+  Value y = b.binary(Opcode::Multiply, b.convert(acc, ir::DType::F32),
+                     b.binary(Opcode::Multiply, aScale, bScale));
+  y = b.binary(Opcode::Divide, y, scaleAlong(ctx, yScale, dims, 0));
+  y = b.unary(Opcode::RoundNearestEven, y);
+  Value zero = ctx.input(yZero);
+  if (!zero)
+    return nullptr;
+  ir::DType type = zero->shape().dtype();
+  y = b.binary(Opcode::Add, y, scaleAlong(ctx, yZero, dims, 0));
+  bool isSigned = ir::isSignedInt(type);
+  double bits = double(ir::byteSize(type) * 8);
+  double lo = isSigned ? -std::pow(2.0, bits - 1) : 0;
+  double hi = isSigned ? std::pow(2.0, bits - 1) - 1 : std::pow(2.0, bits) - 1;
+  y = b.binary(Opcode::Minimum, b.binary(Opcode::Maximum, y, b.like(y, lo)),
+               b.like(y, hi));
+  return b.convert(y, type);
+}
+
+/// QLinearMatMul: inputs a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp.
+void lowerQLinearMatMul(OnnxNodeContext &ctx) {
+  Value a = ctx.input(0), bm = ctx.input(3);
+  if (!a || !bm)
+    return;
+  Value lhs = minusZeroPoint(ctx, 0, 2, std::max<int64_t>(0, a->shape().rank() - 2));
+  Value rhs = minusZeroPoint(ctx, 3, 5, bm->shape().rank() - 1);
+  Value acc = batchMatMul(ctx.builder(), lhs, rhs);
+  if (!acc)
+    return;
+  const std::vector<int64_t> &dims = acc->shape().dims();
+  int64_t rank = int64_t(dims.size());
+  ctx.setOutput(0, requantize(ctx, acc,
+                              scaleAlong(ctx, 1, dims, std::max<int64_t>(0, rank - 2)),
+                              scaleAlong(ctx, 4, dims, rank - 1), 6, 7));
+}
+
+/// QLinearConv: inputs x, x_scale, x_zp, w, w_scale, w_zp, y_scale, y_zp,
+/// optional int32 bias B (in units of x_scale * w_scale).
+void lowerQLinearConv(OnnxNodeContext &ctx) {
+  GraphBuilder &b = ctx.builder();
+  Value x = spatialInput(ctx), w = ctx.input(3);
+  if (!x || !w)
+    return;
+  std::optional<ConvParams> params =
+      readWindowAttrs(ctx, x->shape().rank() - 2);
+  if (!params)
+    return;
+  params->featureGroupCount = ctx.attrInt("group", 1);
+  Value bias = ctx.hasInput(8) ? b.convert(ctx.input(8), ir::DType::S32) : nullptr;
+  Value acc = convChannelsFirst(b, minusZeroPoint(ctx, 0, 2, 1),
+                                minusZeroPoint(ctx, 3, 5, 0), bias, *params);
+  if (!acc)
+    return;
+  const std::vector<int64_t> &dims = acc->shape().dims();
+  ctx.setOutput(0, requantize(ctx, acc, scaleAlong(ctx, 1, dims, 1),
+                              scaleAlong(ctx, 4, dims, 1), 6, 7));
+}
+
 // --- Pooling ----------------------------------------------------------------------
 
 enum class PoolKind { Max, Average, Lp };
@@ -356,9 +436,11 @@ const OnnxOpRule kRules[] = {
     {"Conv", lowerConv},
     {"ConvTranspose", lowerConvTranspose},
     {"ConvInteger", lowerConvInteger},
+    {"QLinearConv", lowerQLinearConv},
     {"Gemm", lowerGemm},
     {"MatMul", lowerMatMul},
     {"MatMulInteger", lowerMatMulInteger},
+    {"QLinearMatMul", lowerQLinearMatMul},
     {"MaxPool", lowerMaxPool},
     {"AveragePool", lowerAveragePool},
     {"LpPool", lowerLpPool},
