@@ -258,7 +258,7 @@ TEST_CASE("softmax and log-softmax subtract the maximum",
   CHECK(h.run(hardmax(h.b, x, 1)) == std::vector<double>{0, 1, 0, 1, 0, 0});
 }
 
-TEST_CASE("reductions", "[import][reduction]") {
+TEST_CASE("reduction lowerings", "[import][reduction]") {
   auto reduce = [](DType dtype, std::vector<int64_t> dims,
                    std::vector<double> values, std::vector<int64_t> axes,
                    ReduceKind kind, bool keep = false) {
