@@ -12,7 +12,7 @@ PACKAGES=(
   python3-numpy                                 # reference values in tests
   python3-onnx libonnx-testdata                 # ONNX conformance runner
   g++-aarch64-linux-gnu qemu-user               # AArch64 cross tests
-  nodejs npm python3-protobuf                   # TF.js / ONNX Runtime references (test/models, test/tf-ops)
+  python3-protobuf                              # TF.js / ONNX Runtime references (test/models, test/tf-ops)
   zlib1g-dev dataset-fashion-mnist              # MNIST softmax sample
 )
 
@@ -21,6 +21,11 @@ for package in "${PACKAGES[@]}"; do
   status=$(dpkg-query -W -f='${db:Status-Status}' "$package" 2>/dev/null || true)
   [[ "$status" == installed ]] || missing+=("$package")
 done
+# Node.js runs the TF.js / ONNX Runtime reference runners. Any node + npm on
+# PATH will do (e.g. a NodeSource build, which bundles npm); Debian's npm
+# would conflict with such a build, so only install Debian's when absent.
+command -v node >/dev/null || missing+=(nodejs)
+command -v npm >/dev/null || missing+=(npm)
 
 if [[ ${#missing[@]} -eq 0 ]]; then
   echo "install-deps: all dependencies present"
