@@ -97,8 +97,17 @@ class Case:
         for part in [REF_VERSION, self.text, extra]:
             h.update(part.encode() if isinstance(part, str) else part)
         if self.numpy_ref:
-            h.update(open(self.path[:-len('.pbtxt')] + '.py', 'rb').read())
+            for py in [self.path[:-len('.pbtxt')] + '.py'] + helper_modules(self.path):
+                h.update(open(py, 'rb').read())
         return h.hexdigest()[:24]
+
+
+def helper_modules(case_path):
+    """The .py files beside a case that belong to no case (no .pbtxt of the same name): modules
+    the NumPy references share (e.g. nn/convref.py), part of every reference's cache key."""
+    folder = os.path.dirname(case_path)
+    return [os.path.join(folder, f) for f in sorted(os.listdir(folder))
+            if f.endswith('.py') and not os.path.exists(os.path.join(folder, f[:-3] + '.pbtxt'))]
 
 
 def publish(tmp, cdir):
@@ -205,6 +214,9 @@ class Harness:
 
     def numpy_reference(self, case, feeds, tmp, cdir):
         import importlib.util
+        folder = os.path.dirname(case.path)  # so references can import the helper modules there
+        if folder not in sys.path:
+            sys.path.insert(0, folder)
         spec = importlib.util.spec_from_file_location('ref_' + case.ident,
                                                       case.path[:-len('.pbtxt')] + '.py')
         mod = importlib.util.module_from_spec(spec)

@@ -1,9 +1,11 @@
+"""Reference for conv3d_backprop_input.pbtxt: TF.js has no Conv3DBackpropInputV2."""
 import numpy as np
+from convref import w
 
 
 def reference(inputs):
     g = inputs['g'].astype(np.float64)
-    k = np.array([((i * 37) % 17 - 8) * 0.125 for i in range(16)]).reshape(2, 2, 2, 1, 2)
+    k = w(16).reshape(2, 2, 2, 1, 2)
     size = (4, 5, 3)
     # Forward SAME pads for k 2, s 2: depth 4 -> out 2, total 0; height 5 -> out 3, total 1
     # -> (0, 1); width 3 -> out 2, total 1 -> (0, 1). Only the low pads shift the scatter.
