@@ -1,23 +1,12 @@
 //===- HeaderGeneratorTest.cpp - PREFIX.h against reviewed golden files ---===//
 #include "../golden/GoldenModels.h"
+#include "GoldenFile.h"
 
 #include <catch2/catch.hpp>
-#include <fstream>
-#include <sstream>
 
 using namespace kiln;
 
-namespace {
-
-std::string readGolden(const std::string &name) {
-  std::ifstream in(std::string(KILN_TEST_SOURCE_DIR) + "/golden/" + name);
-  REQUIRE(in.good());
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-} // namespace
+using kiln::testing::readGolden;
 
 TEST_CASE("headers match the golden files", "[aot][golden]") {
   CHECK(aot::generateHeader(golden::addRelu()) == readGolden("add_relu.h"));

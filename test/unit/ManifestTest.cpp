@@ -1,24 +1,13 @@
 //===- ManifestTest.cpp - PREFIX.json against reviewed golden files -------===//
 #include "../golden/GoldenModels.h"
+#include "GoldenFile.h"
 
 #include <catch2/catch.hpp>
-#include <fstream>
 #include <nlohmann/json.hpp>
-#include <sstream>
 
 using namespace kiln;
 
-namespace {
-
-std::string readGolden(const std::string &name) {
-  std::ifstream in(std::string(KILN_TEST_SOURCE_DIR) + "/golden/" + name);
-  REQUIRE(in.good());
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-} // namespace
+using kiln::testing::readGolden;
 
 TEST_CASE("manifests match the golden files", "[aot][golden]") {
   CHECK(aot::generateManifest(golden::addRelu()) ==
