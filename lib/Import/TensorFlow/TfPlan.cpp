@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <set>
+
 namespace kiln::import::tf {
 
 namespace {
@@ -96,6 +98,7 @@ private:
   Error resolveVariable(const tensorflow::tf2xla::Variable &variable);
   Error resolveFetch(const tensorflow::tf2xla::Fetch &fetch);
   Error checkShapesUsed() const;
+  bool dependsOnStep(size_t update) const;
 
   TfPlan &plan_;
   ShapeOverrides shapes_;
@@ -267,6 +270,31 @@ Error Planner::resolve(const tensorflow::tf2xla::Config &config) {
   return checkShapesUsed();
 }
 
+// Whether the value that update node `update` writes depends on the step:
+// on a fed tensor, a config variable or a Placeholder, through the data or
+// control inputs after the variable (transitively). TF1 graphs also hold
+// updates that do not: each variable's initializer (`W/Assign` of
+// `W/initial_value`) and the Saver's restores, which a step never runs.
+bool Planner::dependsOnStep(size_t update) const {
+  const TfGraph &graph = *plan_.graph;
+  const VariableState &state = *plan_.state;
+  const std::vector<NodeInput> &inputs = graph.inputs(update);
+  std::vector<NodeInput> stack(inputs.begin() + 1, inputs.end());
+  std::set<size_t> seen;
+  while (!stack.empty()) {
+    NodeInput input = stack.back();
+    stack.pop_back();
+    if (state.fed.count({input.node, input.index}) ||
+        state.byNode.count(input.node) ||
+        graph.node(input.node).op() == "Placeholder")
+      return true;
+    if (seen.insert(input.node).second)
+      stack.insert(stack.end(), graph.inputs(input.node).begin(),
+                   graph.inputs(input.node).end());
+  }
+  return false;
+}
+
 void Planner::prune() {
   const TfGraph &graph = *plan_.graph;
   const VariableState &state = *plan_.state;
@@ -276,6 +304,7 @@ void Planner::prune() {
       roots.emplace_back(fetch.node, fmt::format("fetch '{}'", fetch.name));
   // Nodes that write a writable config variable run even when no fetch
   // needs them, as in tfcompile: their results are the variable updates.
+  // Initializers and restores (dependsOnStep) run only if a fetch needs them.
   for (size_t i = 0; i < graph.size(); ++i) {
     const tensorflow::NodeDef &node = graph.node(i);
     if (!startsWithAny(node.op(), kUpdatePrefixes) || graph.inputs(i).empty())
@@ -283,7 +312,7 @@ void Planner::prune() {
     const NodeInput &target = graph.inputs(i).front();
     const VariableSpec *variable =
         target.control ? nullptr : state.variableAt(target.node, target.index);
-    if (variable && !variable->readonly)
+    if (variable && !variable->readonly && dependsOnStep(i))
       roots.emplace_back(i, fmt::format("the update of variable '{}' by node "
                                         "'{}'",
                                         variable->name, node.name()));

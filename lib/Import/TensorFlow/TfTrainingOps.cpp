@@ -8,9 +8,9 @@
 //
 // Variable updates go through TfNodeContext::updateVariable: the importer
 // returns the new value and the generated code writes it into the
-// variable's buffer at the end of the step. Read-modify-write updates of
-// resource variables start from TfNodeContext::currentValue, the variable's
-// latest value in the step; ref-variable updates from the step's start.
+// variable's buffer at the end of the step. Read-modify-write updates start
+// from TfNodeContext::currentValue, the variable's latest value in the step,
+// so every update of a step lands, as TensorFlow's in-place updates do.
 // (Variable nodes and ReadVariableOp are graph plumbing: TfGraphOps.cpp.)
 //
 //===----------------------------------------------------------------------===//
@@ -68,23 +68,12 @@ void lowerAssignVariableOp(TfNodeContext &c) {
     update(c, *variable, c.input(1), false);
 }
 
-/// The value a read-modify-write update starts from. Resource ops (no ref
-/// output) are ordered by control edges in TensorFlow, so they see the
-/// variable's latest value in the step (two AssignAddVariableOps add up).
-/// Ref ops read input 0, the value at the start of the step: unordered ref
-/// updates have no defined order in TensorFlow, and a TF1 graph's
-/// initializer (`W/Assign`) must not feed the optimizer's update.
-Value startingValue(TfNodeContext &c, const std::string &variable,
-                    bool refOutput) {
-  return refOutput ? c.input(0) : c.currentValue(variable);
-}
-
 template <Opcode Op, bool RefOutput>
 void lowerAssignArithmetic(TfNodeContext &c) {
   std::optional<std::string> variable = variableInput(c, 0);
   if (!variable)
     return;
-  Value current = startingValue(c, *variable, RefOutput);
+  Value current = c.currentValue(*variable);
   update(c, *variable, c.builder().binary(Op, current, c.input(1)), RefOutput);
 }
 
@@ -102,8 +91,7 @@ template <bool RefOutput> void lowerGradientDescent(TfNodeContext &c) {
   }
   Value step = b.binary(Opcode::Multiply, alpha, c.input(2));
   update(c, *variable,
-         b.binary(Opcode::Subtract, startingValue(c, *variable, RefOutput),
-                  step),
+         b.binary(Opcode::Subtract, c.currentValue(*variable), step),
          RefOutput);
 }
 
