@@ -326,6 +326,124 @@ void lowerResize(OnnxNodeContext &ctx) {
   ctx.setOutput(0, x);
 }
 
+/// ReverseSequence (opset 10): along time_axis, the first
+/// sequence_lens[b] elements of each batch entry b are reversed and the rest
+/// kept; a gather with run-time indices t < len ? len - 1 - t : t.
+void lowerReverseSequence(OnnxNodeContext &ctx) {
+  GraphBuilder &b = ctx.builder();
+  Value x = ctx.input(0), lens = ctx.input(1);
+  if (!x || !lens)
+    return;
+  int64_t timeAxis = ctx.attrInt("time_axis", 0);
+  int64_t batchAxis = ctx.attrInt("batch_axis", 1);
+  std::vector<int64_t> dims = x->shape().dims();
+  if (dims.size() < 2 || timeAxis < 0 || timeAxis > 1 ||
+      batchAxis != 1 - timeAxis)
+    return void(ctx.fail(fmt::format(
+        "expected input 0 of rank >= 2 and time_axis / batch_axis 0 and 1 "
+        "(either way) but got {} with time_axis {}, batch_axis {}",
+        x->shape().toString(), timeAxis, batchAxis)));
+  if (lens->shape().rank() != 1 ||
+      lens->shape().dim(0) != dims[size_t(batchAxis)] ||
+      !ir::isInteger(lens->shape().dtype()))
+    return void(ctx.fail(fmt::format("input 1 (sequence_lens) must be an "
+                                     "integer vector of {} (the batch size) "
+                                     "but is {}",
+                                     dims[size_t(batchAxis)],
+                                     lens->shape().toString())));
+  Value time = iota(b, DType::S64, dims, timeAxis);
+  Value length =
+      b.broadcastInDim(b.convert(lens, DType::S64), dims, {batchAxis});
+  Value reversed = b.binary(
+      ir::Opcode::Subtract,
+      b.binary(ir::Opcode::Subtract, length, b.scalar(DType::S64, 1)), time);
+  Value source = b.select(b.compare(ir::ComparisonDirection::LT, time, length),
+                          reversed, time);
+  ctx.setOutput(0, gatherElements(b, x, source, timeAxis));
+}
+
+/// Output dimensions of MaxUnpool: output_shape (input 2) when given, else
+/// (in - 1) * stride - pad_begin - pad_end + kernel per spatial dimension.
+std::optional<std::vector<int64_t>> unpoolDims(OnnxNodeContext &ctx,
+                                               const std::vector<int64_t> &in) {
+  size_t spatial = in.size() - 2;
+  if (ctx.inputCount() > 2 && ctx.hasInput(2)) {
+    std::optional<std::vector<int64_t>> shape =
+        ctx.constantInts(2, "output_shape");
+    if (shape && shape->size() != in.size()) {
+      ctx.fail(fmt::format("input 2 (output_shape) has {} entries but the "
+                           "input has rank {}",
+                           shape->size(), in.size()));
+      return std::nullopt;
+    }
+    return shape;
+  }
+  std::vector<int64_t> kernel = ctx.attrInts("kernel_shape");
+  std::vector<int64_t> strides = ctx.attrInts("strides");
+  std::vector<int64_t> pads = ctx.attrInts("pads");
+  if (kernel.size() != spatial ||
+      (!strides.empty() && strides.size() != spatial) ||
+      (!pads.empty() && pads.size() != 2 * spatial)) {
+    ctx.fail(fmt::format("kernel_shape, strides and pads need {}, {} and {} "
+                         "entries but have {}, {} and {}",
+                         spatial, spatial, 2 * spatial, kernel.size(),
+                         strides.size(), pads.size()));
+    return std::nullopt;
+  }
+  std::vector<int64_t> out(in.begin(), in.begin() + 2);
+  for (size_t d = 0; d < spatial; ++d)
+    out.push_back((in[d + 2] - 1) * (strides.empty() ? 1 : strides[d]) -
+                  (pads.empty() ? 0 : pads[d] + pads[d + spatial]) + kernel[d]);
+  return out;
+}
+
+/// MaxUnpool (opsets 9, 11): y = zeros(output dims); y.flat[I[i]] = X[i]
+/// (indices are flat over the whole output, as MaxPool's; the last write
+/// wins). With no scatter opcode the write is a dense match of every input
+/// index with every output position, so sizes are bounded.
+void lowerMaxUnpool(OnnxNodeContext &ctx) {
+  GraphBuilder &b = ctx.builder();
+  Value x = ctx.input(0), indices = ctx.input(1);
+  if (!x || !indices)
+    return;
+  std::vector<int64_t> in = x->shape().dims();
+  if (in.size() < 3 || indices->shape().dims() != in ||
+      !ir::isInteger(indices->shape().dtype()))
+    return void(ctx.fail(fmt::format("expected input 0 of rank >= 3 and "
+                                     "integer indices of the same shape but "
+                                     "got {} and {}",
+                                     x->shape().toString(),
+                                     indices->shape().toString())));
+  std::optional<std::vector<int64_t>> out = unpoolDims(ctx, in);
+  if (!out)
+    return;
+  int64_t inCount = product(in), outCount = product(*out);
+  constexpr int64_t kMaxPairs = int64_t(1) << 24;
+  if (outCount > 0 && inCount > kMaxPairs / outCount)
+    return void(ctx.fail(fmt::format(
+        "MaxUnpool of {} into {} would compare {} x {} index pairs; kiln has "
+        "no scatter, so at most {} pairs are supported",
+        x->shape().toString(), ir::Shape(x->shape().dtype(), *out).toString(),
+        inCount, outCount, kMaxPairs)));
+  // source[j] = the last i with I[i] == j, or -1.
+  std::vector<int64_t> pairs = {inCount, outCount};
+  Value flatIndices = b.convert(b.reshape(indices, {inCount}), DType::S64);
+  Value match = b.compare(ir::ComparisonDirection::EQ,
+                          b.broadcastInDim(flatIndices, pairs, {0}),
+                          iota(b, DType::S64, pairs, 1));
+  Value source = b.reduce(
+      b.select(match, iota(b, DType::S64, pairs, 0), b.scalar(DType::S64, -1)),
+      {0}, ir::ReducerKind::Max);
+  Value hit =
+      b.compare(ir::ComparisonDirection::GE, source, b.scalar(DType::S64, 0));
+  Value values =
+      gatherAxis(b, b.reshape(x, {inCount}),
+                 b.select(hit, source, b.scalar(DType::S64, 0)), 0, 0, false);
+  ctx.setOutput(
+      0, b.reshape(b.select(hit, values, b.scalar(x->shape().dtype(), 0.0)),
+                   *out));
+}
+
 const OnnxOpRule kRules[] = {
     {"Gather", lowerGather},
     {"GatherElements", lowerGatherElements},
@@ -341,6 +459,8 @@ const OnnxOpRule kRules[] = {
     {"EyeLike", lowerEyeLike},
     {"Resize", lowerResize},
     {"Upsample", lowerResize},
+    {"ReverseSequence", lowerReverseSequence},
+    {"MaxUnpool", lowerMaxUnpool},
 };
 } // namespace
 

@@ -8,6 +8,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Common/ConvLowering.h"
+#include "Common/LinearAlgebraLowering.h"
 #include "Common/MatMulLowering.h"
 #include "Common/PoolLowering.h"
 #include "Onnx/OnnxOps.h"
@@ -176,6 +177,11 @@ void lowerMatMul(OnnxNodeContext &ctx) {
   ctx.setOutput(0, batchMatMul(ctx.builder(), ctx.input(0), ctx.input(1)));
 }
 
+/// Det (opset 11): the determinant of each [M, M] matrix of [..., M, M].
+void lowerDet(OnnxNodeContext &ctx) {
+  ctx.setOutput(0, determinant(ctx.builder(), ctx.input(0)));
+}
+
 /// Input `i` minus its zero point (input `zeroIndex`, scalar or per row /
 /// per channel along `axis`), widened to s32 as ONNX's integer ops do.
 Value minusZeroPoint(OnnxNodeContext &ctx, size_t i, size_t zeroIndex,
@@ -232,6 +238,21 @@ Value scaleAlong(OnnxNodeContext &ctx, size_t i,
                           dims, {axis});
 }
 
+/// saturate(round_half_even(y) + zero) converted to the integer `type`:
+/// ONNX's quantization rule. `y` and `zero` are f32 of the same shape.
+Value saturatingQuantize(GraphBuilder &b, Value y, Value zero, ir::DType type) {
+  y = b.binary(Opcode::Add, b.unary(Opcode::RoundNearestEven, y), zero);
+  if (!y)
+    return nullptr;
+  bool isSigned = ir::isSignedInt(type);
+  double bits = double(ir::byteSize(type) * 8);
+  double lo = isSigned ? -std::pow(2.0, bits - 1) : 0;
+  double hi = isSigned ? std::pow(2.0, bits - 1) - 1 : std::pow(2.0, bits) - 1;
+  y = b.binary(Opcode::Minimum, b.binary(Opcode::Maximum, y, b.like(y, lo)),
+               b.like(y, hi));
+  return b.convert(y, type);
+}
+
 /// saturate(round_half_even(acc * aScale * bScale / yScale) + y_zero_point)
 /// in the dtype of y_zero_point (ONNX's QLinear* output rule).
 Value requantize(OnnxNodeContext &ctx, Value acc, Value aScale, Value bScale,
@@ -243,19 +264,130 @@ Value requantize(OnnxNodeContext &ctx, Value acc, Value aScale, Value bScale,
   Value y = b.binary(Opcode::Multiply, b.convert(acc, ir::DType::F32),
                      b.binary(Opcode::Multiply, aScale, bScale));
   y = b.binary(Opcode::Divide, y, scaleAlong(ctx, yScale, dims, 0));
-  y = b.unary(Opcode::RoundNearestEven, y);
   Value zero = ctx.input(yZero);
   if (!zero)
     return nullptr;
-  ir::DType type = zero->shape().dtype();
-  y = b.binary(Opcode::Add, y, scaleAlong(ctx, yZero, dims, 0));
-  bool isSigned = ir::isSignedInt(type);
-  double bits = double(ir::byteSize(type) * 8);
-  double lo = isSigned ? -std::pow(2.0, bits - 1) : 0;
-  double hi = isSigned ? std::pow(2.0, bits - 1) - 1 : std::pow(2.0, bits) - 1;
-  y = b.binary(Opcode::Minimum, b.binary(Opcode::Maximum, y, b.like(y, lo)),
-               b.like(y, hi));
-  return b.convert(y, type);
+  return saturatingQuantize(b, y, scaleAlong(ctx, yZero, dims, 0),
+                            zero->shape().dtype());
+}
+
+// --- Quantization
+// -----------------------------------------------------------------
+
+/// The axis that a 1-D scale (input 1) runs along: the `axis` attribute
+/// from opset 13 (default 1). A one-element scale is per tensor, whatever
+/// `axis` says (0 is returned and unused).
+std::optional<int64_t> quantizationAxis(OnnxNodeContext &ctx, Value x) {
+  if (ctx.input(1)->shape().numElements() == 1)
+    return 0;
+  int64_t rank = x->shape().rank();
+  int64_t axis = ctx.opset() >= 13 ? ctx.attrInt("axis", 1) : 0;
+  std::optional<int64_t> normalized = normalizeAxis(axis, rank);
+  if (!normalized)
+    ctx.fail(fmt::format("axis {} is out of range for rank {}", axis, rank));
+  return normalized;
+}
+
+/// Checks that the scale (input 1) and zero point (input 2, if present) are
+/// scalars or 1-D along `axis` (opset 13's per-axis form).
+bool checkQuantParams(OnnxNodeContext &ctx, Value x, int64_t axis) {
+  for (size_t i : {size_t(1), size_t(2)}) {
+    if (i == 2 && !ctx.hasInput(2))
+      continue;
+    const ir::Shape &shape = ctx.input(i)->shape();
+    int64_t axisSize = x->shape().rank() > 0 ? x->shape().dim(size_t(axis)) : 1;
+    bool scalar = shape.numElements() == 1 && shape.rank() <= 1;
+    bool perAxis =
+        ctx.opset() >= 13 && shape.rank() == 1 && shape.dim(0) == axisSize;
+    if (!scalar && !perAxis) {
+      ctx.fail(fmt::format(
+          "input {} ({}) must be a scalar{} but is {}", i,
+          i == 1 ? "scale" : "zero point",
+          ctx.opset() >= 13
+              ? fmt::format(" or 1-D of size {} (axis {})", axisSize, axis)
+              : "",
+          shape.toString()));
+      return false;
+    }
+  }
+  return true;
+}
+
+/// QuantizeLinear (opsets 10, 13): y = saturate(round_half_even(x / scale)
+/// + zero_point) in zero_point's type (uint8 when absent).
+void lowerQuantizeLinear(OnnxNodeContext &ctx) {
+  GraphBuilder &b = ctx.builder();
+  Value x = ctx.input(0);
+  if (!x || !ctx.input(1))
+    return;
+  std::optional<int64_t> axis = quantizationAxis(ctx, x);
+  if (!axis || !checkQuantParams(ctx, x, *axis))
+    return;
+  const std::vector<int64_t> &dims = x->shape().dims();
+  ir::DType type =
+      ctx.hasInput(2) ? ctx.input(2)->shape().dtype() : ir::DType::U8;
+  if (!ir::isInteger(type) || ir::byteSize(type) != 1)
+    return void(ctx.fail(fmt::format("input 2 (zero point) must be int8 or "
+                                     "uint8 but is {}",
+                                     ir::dtypeName(type))));
+  Value y = b.binary(Opcode::Divide, b.convert(x, ir::DType::F32),
+                     scaleAlong(ctx, 1, dims, *axis));
+  Value zero = ctx.hasInput(2) ? scaleAlong(ctx, 2, dims, *axis)
+                               : b.scalar(ir::DType::F32, 0.0);
+  ctx.setOutput(0, saturatingQuantize(b, y, b.broadcastTo(zero, dims), type));
+}
+
+/// DequantizeLinear (opsets 10, 13): y = (x - zero_point) * scale in f32.
+void lowerDequantizeLinear(OnnxNodeContext &ctx) {
+  GraphBuilder &b = ctx.builder();
+  Value x = ctx.input(0);
+  if (!x || !ctx.input(1))
+    return;
+  std::optional<int64_t> axis = quantizationAxis(ctx, x);
+  if (!axis || !checkQuantParams(ctx, x, *axis))
+    return;
+  const std::vector<int64_t> &dims = x->shape().dims();
+  Value y = b.convert(x, ir::DType::F32);
+  if (ctx.hasInput(2))
+    y = b.binary(Opcode::Subtract, y, scaleAlong(ctx, 2, dims, *axis));
+  ctx.setOutput(0,
+                b.binary(Opcode::Multiply, y, scaleAlong(ctx, 1, dims, *axis)));
+}
+
+/// DynamicQuantizeLinear (opset 11): uint8 quantization of x over the range
+/// [min(0, min x), max(0, max x)]: scale = range / 255, zero point =
+/// saturate(round_half_even(-min / scale)), y as QuantizeLinear. An
+/// all-zero x gives scale 0 and undefined y, as the formula does.
+void lowerDynamicQuantizeLinear(OnnxNodeContext &ctx) {
+  GraphBuilder &b = ctx.builder();
+  Value x = ctx.input(0);
+  if (!x)
+    return;
+  if (x->shape().dtype() != ir::DType::F32)
+    return void(ctx.fail(fmt::format("input 0 must be float32 but is {}",
+                                     x->shape().toString())));
+  std::vector<int64_t> all;
+  for (int64_t i = 0; i < x->shape().rank(); ++i)
+    all.push_back(i);
+  Value zeroF = b.scalar(ir::DType::F32, 0.0);
+  Value lo =
+      b.binary(Opcode::Minimum, b.reduce(x, all, ir::ReducerKind::Min), zeroF);
+  Value hi =
+      b.binary(Opcode::Maximum, b.reduce(x, all, ir::ReducerKind::Max), zeroF);
+  Value scale = b.binary(Opcode::Divide, b.binary(Opcode::Subtract, hi, lo),
+                         b.scalar(ir::DType::F32, 255.0));
+  Value zero = saturatingQuantize(
+      b, b.binary(Opcode::Divide, b.unary(Opcode::Negate, lo), scale), zeroF,
+      ir::DType::U8);
+  const std::vector<int64_t> &dims = x->shape().dims();
+  Value y = saturatingQuantize(
+      b, b.binary(Opcode::Divide, x, b.broadcastTo(scale, dims)),
+      b.broadcastTo(b.convert(zero, ir::DType::F32), dims), ir::DType::U8);
+  ctx.setOutput(0, y);
+  if (ctx.outputCount() > 1 && ctx.wantsOutput(1))
+    ctx.setOutput(1, scale);
+  if (ctx.outputCount() > 2 && ctx.wantsOutput(2))
+    ctx.setOutput(2, zero);
 }
 
 /// QLinearMatMul: inputs a, a_scale, a_zp, b, b_scale, b_zp, y_scale, y_zp.
@@ -439,8 +571,12 @@ const OnnxOpRule kRules[] = {
     {"QLinearConv", lowerQLinearConv},
     {"Gemm", lowerGemm},
     {"MatMul", lowerMatMul},
+    {"Det", lowerDet},
     {"MatMulInteger", lowerMatMulInteger},
     {"QLinearMatMul", lowerQLinearMatMul},
+    {"QuantizeLinear", lowerQuantizeLinear},
+    {"DequantizeLinear", lowerDequantizeLinear},
+    {"DynamicQuantizeLinear", lowerDynamicQuantizeLinear},
     {"MaxPool", lowerMaxPool},
     {"AveragePool", lowerAveragePool},
     {"LpPool", lowerLpPool},

@@ -76,8 +76,9 @@ OnnxNodeContext::constantInts(size_t i, std::string_view what) {
 
 OnnxLowering findOnnxLowering(std::string_view opType) {
   for (std::span<const OnnxOpRule> table :
-       {onnxCoreRules(), onnxElementwiseRules(), onnxTensorRules(), onnxNnRules(),
-        onnxRecurrentRules()})
+       {onnxCoreRules(), onnxElementwiseRules(), onnxTensorRules(),
+        onnxNnRules(), onnxRecurrentRules(), onnxLossRules(), onnxSignalRules(),
+        onnxSamplingRules()})
     for (const OnnxOpRule &rule : table)
       if (rule.opType == opType)
         return rule.lower;

@@ -3,9 +3,9 @@
 // The importer (OnnxImporter.cpp) visits graph nodes in order and calls one
 // lowering per node through an OnnxNodeContext. Lowerings live in one file
 // per op family (OnnxElementwiseOps.cpp, OnnxTensorOps.cpp, OnnxNnOps.cpp,
-// OnnxRecurrentOps.cpp, ...), each exposing a table that OnnxOpTable.cpp
-// concatenates. Semantics that differ between opset versions are decided
-// inside a lowering from `opset()`.
+// OnnxRecurrentOps.cpp, OnnxLossOps.cpp, OnnxSignalOps.cpp, ...), each
+// exposing a table that OnnxOpTable.cpp concatenates. Semantics that differ
+// between opset versions are decided inside a lowering from `opset()`.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_LIB_IMPORT_ONNX_ONNXOPS_H
@@ -78,6 +78,9 @@ std::span<const OnnxOpRule> onnxElementwiseRules(); // math, compare, cast, redu
 std::span<const OnnxOpRule> onnxTensorRules();      // shape, slicing, gather, pad
 std::span<const OnnxOpRule> onnxNnRules();          // conv, gemm, pool, norm, resize
 std::span<const OnnxOpRule> onnxRecurrentRules();   // RNN, GRU, LSTM
+std::span<const OnnxOpRule> onnxLossRules();     // NLL, softmax cross-entropy
+std::span<const OnnxOpRule> onnxSignalRules();   // window functions
+std::span<const OnnxOpRule> onnxSamplingRules(); // GridSample, RoiAlign
 
 /// The lowering for an op of the default domain, or nullptr.
 OnnxLowering findOnnxLowering(std::string_view opType);
