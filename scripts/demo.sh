@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The kiln demo on a fresh Debian 12 machine: installs what is missing (run
 # as root, e.g. through sudo), builds kiln in ./build, evaluates the shipped
-# sample model, then compiles a sample for the host and AArch64 and links and
-# runs a C app with it. Each step is a function; new steps slot into main().
+# HLO sample, compiles a sample for the host and AArch64 and links and runs a
+# C app with it, then does the same with TensorFlow's MNIST softmax example
+# (a GraphDef and its tfcompile config) and prints its test accuracy. Each step is a function; new steps slot into main().
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -38,11 +39,19 @@ compile_and_link() {
   "$root/samples/demo/run_demo.sh" "$kiln"
 }
 
+train_mnist_softmax() {
+  step "compiling the TensorFlow MNIST softmax sample (GraphDef + tfcompile config) for the host and AArch64"
+  "$root/samples/mnist_softmax/run.sh" --kiln "$kiln" --work "$out/mnist"
+  "$root/samples/mnist_softmax/run.sh" --kiln "$kiln" --work "$out/mnist" --arch aarch64 \
+    --same-as "$out/mnist/x86_64/accuracy"
+}
+
 main() {
   install_deps
   build_kiln
   run_reference
   compile_and_link
+  train_mnist_softmax
   step "demo finished"
 }
 

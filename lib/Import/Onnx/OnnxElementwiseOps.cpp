@@ -12,6 +12,7 @@
 #include "Common/ElementwiseLowering.h"
 #include "Common/EinsumLowering.h"
 #include "Common/ReductionLowering.h"
+#include "Common/RuleShapes.h"
 
 #include <fmt/format.h>
 
@@ -25,15 +26,6 @@ using ir::ComparisonDirection;
 using ir::DType;
 using ir::Opcode;
 
-bool hasInputs(OnnxNodeContext &c, size_t n) {
-  for (size_t i = 0; i < n; ++i)
-    if (i >= c.inputCount() || !c.hasInput(i) || !c.input(i)) {
-      c.fail(fmt::format("expected input {} but it is missing", i));
-      return false;
-    }
-  return true;
-}
-
 /// A normalized `axis` attribute, or nullopt after recording an error.
 std::optional<int64_t> axisAttr(OnnxNodeContext &c, int64_t fallback,
                                 int64_t rank) {
@@ -44,32 +36,21 @@ std::optional<int64_t> axisAttr(OnnxNodeContext &c, int64_t fallback,
   return normalized;
 }
 
-// --- Table-driven shapes of rules --------------------------------------------
+// --- Table-driven shapes of rules (Common/RuleShapes.h) -----------------------
 
-template <Opcode Op> void unaryOp(OnnxNodeContext &c) {
-  if (hasInputs(c, 1))
-    c.setOutput(0, c.builder().unary(Op, c.input(0)));
-}
-
-template <Opcode Op> void binaryOp(OnnxNodeContext &c) {
-  if (hasInputs(c, 2))
-    c.setOutput(0, c.builder().binary(Op, c.input(0), c.input(1)));
-}
-
-template <ComparisonDirection Dir> void compareOp(OnnxNodeContext &c) {
-  if (hasInputs(c, 2))
-    c.setOutput(0, c.builder().compare(Dir, c.input(0), c.input(1)));
-}
-
-template <Value (*Fn)(GraphBuilder &, Value)> void unaryFn(OnnxNodeContext &c) {
-  if (hasInputs(c, 1))
-    c.setOutput(0, Fn(c.builder(), c.input(0)));
-}
+template <Opcode Op>
+constexpr OnnxLowering unaryOp = rules::unaryOp<OnnxNodeContext, Op>;
+template <Opcode Op>
+constexpr OnnxLowering binaryOp = rules::binaryOp<OnnxNodeContext, Op>;
+template <ComparisonDirection Dir>
+constexpr OnnxLowering compareOp = rules::compareOp<OnnxNodeContext, Dir>;
+template <Value (*Fn)(GraphBuilder &, Value)>
+constexpr OnnxLowering unaryFn = rules::unaryFn<OnnxNodeContext, Fn>;
 
 /// Activations with one float attribute and its default.
 template <Value (*Fn)(GraphBuilder &, Value, double), double Default>
 void alphaFn(OnnxNodeContext &c) {
-  if (hasInputs(c, 1))
+  if (c.requireInputs(1))
     c.setOutput(0, Fn(c.builder(), c.input(0), c.attrFloat("alpha", Default)));
 }
 
@@ -77,7 +58,7 @@ void alphaFn(OnnxNodeContext &c) {
 
 /// Sum, Max, Min: any number of inputs, broadcast together.
 template <Opcode Op> void variadicOp(OnnxNodeContext &c) {
-  if (!hasInputs(c, 1))
+  if (!c.requireInputs(1))
     return;
   Value r = c.input(0);
   for (size_t i = 1; i < c.inputCount(); ++i)
@@ -86,7 +67,7 @@ template <Opcode Op> void variadicOp(OnnxNodeContext &c) {
 }
 
 void lowerMean(OnnxNodeContext &c) {
-  if (!hasInputs(c, 1))
+  if (!c.requireInputs(1))
     return;
   GraphBuilder &b = c.builder();
   Value sum = c.input(0);
@@ -98,7 +79,7 @@ void lowerMean(OnnxNodeContext &c) {
 
 /// fmod=1 is C fmod / %; fmod=0 (integers) takes the divisor's sign.
 void lowerMod(OnnxNodeContext &c) {
-  if (!hasInputs(c, 2))
+  if (!c.requireInputs(2))
     return;
   GraphBuilder &b = c.builder();
   c.setOutput(0, c.attrInt("fmod", 0)
@@ -110,7 +91,7 @@ void lowerMod(OnnxNodeContext &c) {
 /// base's dtype; an integer base with a float exponent is computed in f64 and
 /// truncated, as ONNX Runtime's static_cast<T>(std::pow(x, y)) does.
 void lowerPow(OnnxNodeContext &c) {
-  if (!hasInputs(c, 2))
+  if (!c.requireInputs(2))
     return;
   GraphBuilder &b = c.builder();
   Value base = c.input(0), exponent = c.input(1);
@@ -126,7 +107,7 @@ void lowerPow(OnnxNodeContext &c) {
 }
 
 void lowerBitShift(OnnxNodeContext &c) {
-  if (!hasInputs(c, 2))
+  if (!c.requireInputs(2))
     return;
   std::string direction = c.attrString("direction", "");
   if (direction != "LEFT" && direction != "RIGHT")
@@ -141,32 +122,32 @@ void lowerBitShift(OnnxNodeContext &c) {
 // --- Activations -----------------------------------------------------------
 
 void lowerSelu(OnnxNodeContext &c) {
-  if (hasInputs(c, 1))
+  if (c.requireInputs(1))
     c.setOutput(0, selu(c.builder(), c.input(0),
                         c.attrFloat("alpha", 1.67326319217681884765625),
                         c.attrFloat("gamma", 1.05070102214813232421875)));
 }
 
 void lowerHardSigmoid(OnnxNodeContext &c) {
-  if (hasInputs(c, 1))
+  if (c.requireInputs(1))
     c.setOutput(0, hardSigmoid(c.builder(), c.input(0),
                                c.attrFloat("alpha", 0.2),
                                c.attrFloat("beta", 0.5)));
 }
 
 void lowerShrink(OnnxNodeContext &c) {
-  if (hasInputs(c, 1))
+  if (c.requireInputs(1))
     c.setOutput(0, shrink(c.builder(), c.input(0), c.attrFloat("lambd", 0.5),
                           c.attrFloat("bias", 0.0)));
 }
 
 void lowerPRelu(OnnxNodeContext &c) {
-  if (hasInputs(c, 2))
+  if (c.requireInputs(2))
     c.setOutput(0, preluOf(c.builder(), c.input(0), c.input(1)));
 }
 
 void lowerIsInf(OnnxNodeContext &c) {
-  if (hasInputs(c, 1))
+  if (c.requireInputs(1))
     c.setOutput(0, isInf(c.builder(), c.input(0),
                          c.attrInt("detect_negative", 1) != 0,
                          c.attrInt("detect_positive", 1) != 0));
@@ -174,7 +155,7 @@ void lowerIsInf(OnnxNodeContext &c) {
 
 /// Clip: bounds are attributes before opset 11, optional inputs after.
 void lowerClip(OnnxNodeContext &c) {
-  if (!hasInputs(c, 1))
+  if (!c.requireInputs(1))
     return;
   GraphBuilder &b = c.builder();
   Value x = c.input(0), lo = nullptr, hi = nullptr;
@@ -192,7 +173,7 @@ void lowerClip(OnnxNodeContext &c) {
 // --- Selection, casts ------------------------------------------------------
 
 void lowerWhere(OnnxNodeContext &c) {
-  if (hasInputs(c, 3))
+  if (c.requireInputs(3))
     c.setOutput(0, c.builder().select(c.input(0), c.input(1), c.input(2)));
 }
 
@@ -211,7 +192,7 @@ std::optional<DType> castTarget(int64_t dataType) {
 }
 
 void lowerCast(OnnxNodeContext &c) {
-  if (!hasInputs(c, 1))
+  if (!c.requireInputs(1))
     return;
   int64_t to = c.attrInt("to", 0);
   std::optional<DType> dtype = castTarget(to);
@@ -224,7 +205,7 @@ void lowerCast(OnnxNodeContext &c) {
 }
 
 void lowerCastLike(OnnxNodeContext &c) {
-  if (hasInputs(c, 2))
+  if (c.requireInputs(2))
     c.setOutput(0, c.builder().convert(c.input(0),
                                        c.input(1)->shape().dtype()));
 }
@@ -232,7 +213,7 @@ void lowerCastLike(OnnxNodeContext &c) {
 /// Inference-mode Dropout is the identity with an all-true mask; training
 /// mode with a non-zero ratio would need random numbers.
 void lowerDropout(OnnxNodeContext &c) {
-  if (!hasInputs(c, 1))
+  if (!c.requireInputs(1))
     return;
   GraphBuilder &b = c.builder();
   if (c.inputCount() > 2 && c.hasInput(2)) {
@@ -260,7 +241,7 @@ void lowerDropout(OnnxNodeContext &c) {
 /// before. Empty axes reduce everything unless noop_with_empty_axes.
 template <ReduceKind Kind, int64_t InputOpset>
 void lowerReduce(OnnxNodeContext &c) {
-  if (!hasInputs(c, 1))
+  if (!c.requireInputs(1))
     return;
   Value x = c.input(0);
   std::vector<int64_t> axes;
@@ -293,7 +274,7 @@ void lowerReduce(OnnxNodeContext &c) {
 }
 
 template <bool IsMax> void lowerArgMinMax(OnnxNodeContext &c) {
-  if (!hasInputs(c, 1))
+  if (!c.requireInputs(1))
     return;
   Value x = c.input(0);
   std::optional<int64_t> axis = axisAttr(c, 0, x->shape().rank());
@@ -308,7 +289,7 @@ using AxisFn = Value (*)(GraphBuilder &, Value, int64_t);
 /// Softmax, LogSoftmax, Hardmax: per axis from opset 13; before, the input
 /// is flattened to 2-D at `axis` (default 1) and the function runs on rows.
 template <AxisFn Fn> void lowerSoftmaxLike(OnnxNodeContext &c) {
-  if (!hasInputs(c, 1))
+  if (!c.requireInputs(1))
     return;
   GraphBuilder &b = c.builder();
   Value x = c.input(0);
@@ -332,7 +313,7 @@ template <AxisFn Fn> void lowerSoftmaxLike(OnnxNodeContext &c) {
 }
 
 void lowerCumSum(OnnxNodeContext &c) {
-  if (!hasInputs(c, 2))
+  if (!c.requireInputs(2))
     return;
   std::optional<std::vector<int64_t>> axis = c.constantInts(1, "axis");
   if (!axis)
@@ -351,7 +332,7 @@ void lowerCumSum(OnnxNodeContext &c) {
 // --- Normalizations -------------------------------------------------------
 
 void lowerLayerNormalization(OnnxNodeContext &c) {
-  if (!hasInputs(c, 2))
+  if (!c.requireInputs(2))
     return;
   Value x = c.input(0);
   std::optional<int64_t> axis = axisAttr(c, -1, x->shape().rank());
@@ -368,14 +349,14 @@ void lowerLayerNormalization(OnnxNodeContext &c) {
 }
 
 void lowerInstanceNormalization(OnnxNodeContext &c) {
-  if (hasInputs(c, 3))
+  if (c.requireInputs(3))
     c.setOutput(0, instanceNormalization(c.builder(), c.input(0), c.input(1),
                                          c.input(2),
                                          c.attrFloat("epsilon", 1e-5)));
 }
 
 void lowerMeanVarianceNormalization(OnnxNodeContext &c) {
-  if (!hasInputs(c, 1))
+  if (!c.requireInputs(1))
     return;
   GraphBuilder &b = c.builder();
   std::vector<int64_t> axes = c.hasAttr("axes") ? c.attrInts("axes")
@@ -387,7 +368,7 @@ void lowerMeanVarianceNormalization(OnnxNodeContext &c) {
 }
 
 void lowerLpNormalization(OnnxNodeContext &c) {
-  if (!hasInputs(c, 1))
+  if (!c.requireInputs(1))
     return;
   std::optional<int64_t> axis = axisAttr(c, -1, c.input(0)->shape().rank());
   if (axis)
@@ -398,7 +379,7 @@ void lowerLpNormalization(OnnxNodeContext &c) {
 /// LRN over the channel axis (1): the window is [c - floor((size-1)/2),
 /// c + ceil((size-1)/2)] and alpha is divided by size.
 void lowerLrn(OnnxNodeContext &c) {
-  if (!hasInputs(c, 1))
+  if (!c.requireInputs(1))
     return;
   int64_t size = c.attrInt("size", 0);
   if (size < 1 || c.input(0)->shape().rank() < 2)

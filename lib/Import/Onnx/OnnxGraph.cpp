@@ -36,7 +36,7 @@ Value OnnxGraph::lookup(const std::string &name) {
   return value;
 }
 
-NodeContext::NodeContext(OnnxGraph &graph, const onnxpb::NodeProto &node,
+OnnxContext::OnnxContext(OnnxGraph &graph, const onnxpb::NodeProto &node,
                          int64_t opset)
     : OnnxNodeContext(graph.builder()), graph_(graph), node_(node),
       opset_(opset), outputSet_(size_t(node.output_size()), false) {
@@ -45,25 +45,25 @@ NodeContext::NodeContext(OnnxGraph &graph, const onnxpb::NodeProto &node,
                                    : node.op_type();
 }
 
-bool NodeContext::hasInput(size_t i) const {
+bool OnnxContext::hasInput(size_t i) const {
   return i < inputCount() && !node_.input(int(i)).empty();
 }
 
-Value NodeContext::input(size_t i) const {
+Value OnnxContext::input(size_t i) const {
   if (!hasInput(i))
     return builder_.fail(
         fmt::format("expected input {} but it is missing", i));
   return graph_.lookup(node_.input(int(i)));
 }
 
-bool NodeContext::hasAttr(std::string_view key) const {
+bool OnnxContext::hasAttr(std::string_view key) const {
   for (const onnxpb::AttributeProto &attribute : node_.attribute())
     if (attribute.name() == key)
       return true;
   return false;
 }
 
-const onnxpb::AttributeProto *NodeContext::attr(std::string_view key,
+const onnxpb::AttributeProto *OnnxContext::attr(std::string_view key,
                                                 AttrType type) {
   for (const onnxpb::AttributeProto &attribute : node_.attribute()) {
     if (attribute.name() != key)
@@ -88,44 +88,44 @@ const onnxpb::AttributeProto *NodeContext::attr(std::string_view key,
   return nullptr;
 }
 
-int64_t NodeContext::attrInt(std::string_view key, int64_t fallback) {
+int64_t OnnxContext::attrInt(std::string_view key, int64_t fallback) {
   const auto *a = attr(key, onnxpb::AttributeProto::INT);
   return a ? a->i() : fallback;
 }
 
-double NodeContext::attrFloat(std::string_view key, double fallback) {
+double OnnxContext::attrFloat(std::string_view key, double fallback) {
   const auto *a = attr(key, onnxpb::AttributeProto::FLOAT);
   return a ? double(a->f()) : fallback;
 }
 
-std::string NodeContext::attrString(std::string_view key,
+std::string OnnxContext::attrString(std::string_view key,
                                     std::string fallback) {
   const auto *a = attr(key, onnxpb::AttributeProto::STRING);
   return a ? a->s() : fallback;
 }
 
-std::vector<int64_t> NodeContext::attrInts(std::string_view key) {
+std::vector<int64_t> OnnxContext::attrInts(std::string_view key) {
   const auto *a = attr(key, onnxpb::AttributeProto::INTS);
   if (!a)
     return {};
   return {a->ints().begin(), a->ints().end()};
 }
 
-std::vector<double> NodeContext::attrFloats(std::string_view key) {
+std::vector<double> OnnxContext::attrFloats(std::string_view key) {
   const auto *a = attr(key, onnxpb::AttributeProto::FLOATS);
   if (!a)
     return {};
   return {a->floats().begin(), a->floats().end()};
 }
 
-std::vector<std::string> NodeContext::attrStrings(std::string_view key) {
+std::vector<std::string> OnnxContext::attrStrings(std::string_view key) {
   const auto *a = attr(key, onnxpb::AttributeProto::STRINGS);
   if (!a)
     return {};
   return {a->strings().begin(), a->strings().end()};
 }
 
-std::optional<ir::Literal> NodeContext::attrTensor(std::string_view key) {
+std::optional<ir::Literal> OnnxContext::attrTensor(std::string_view key) {
   const auto *a = attr(key, onnxpb::AttributeProto::TENSOR);
   if (!a)
     return std::nullopt;
@@ -137,18 +137,18 @@ std::optional<ir::Literal> NodeContext::attrTensor(std::string_view key) {
   return std::move(*literal);
 }
 
-bool NodeContext::wantsOutput(size_t i) const {
+bool OnnxContext::wantsOutput(size_t i) const {
   return i < outputCount() && !node_.output(int(i)).empty();
 }
 
-void NodeContext::setOutput(size_t i, Value value) {
+void OnnxContext::setOutput(size_t i, Value value) {
   if (!wantsOutput(i) || !value)
     return;
   outputSet_[i] = true;
   graph_.define(node_.output(int(i)), value);
 }
 
-int64_t NodeContext::firstMissingOutput() const {
+int64_t OnnxContext::firstMissingOutput() const {
   for (size_t i = 0; i < outputSet_.size(); ++i)
     if (wantsOutput(i) && !outputSet_[i])
       return int64_t(i);

@@ -44,9 +44,9 @@ private:
 };
 
 /// The node-level view a lowering works through.
-class NodeContext final : public OnnxNodeContext {
+class OnnxContext final : public OnnxNodeContext {
 public:
-  NodeContext(OnnxGraph &graph, const onnxpb::NodeProto &node, int64_t opset);
+  OnnxContext(OnnxGraph &graph, const onnxpb::NodeProto &node, int64_t opset);
 
   const std::string &name() const override { return name_; }
   const std::string &opType() const override { return node_.op_type(); }

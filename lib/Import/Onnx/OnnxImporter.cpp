@@ -239,7 +239,7 @@ Error addParameters(OnnxGraph &graph, const ModelState &state,
 Error lowerNodes(OnnxGraph &graph, const ModelState &state) {
   GraphBuilder &builder = graph.builder();
   for (const onnxpb::NodeProto &node : state.graph->node()) {
-    NodeContext context(graph, node, state.opset);
+    OnnxContext context(graph, node, state.opset);
     findOnnxLowering(node.op_type())(context);
     int64_t missing = builder.ok() ? context.firstMissingOutput() : -1;
     if (missing >= 0)

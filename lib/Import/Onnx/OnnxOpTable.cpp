@@ -58,22 +58,6 @@ const OutOfScope kOutOfScope[] = {
 };
 } // namespace
 
-std::optional<std::vector<int64_t>>
-OnnxNodeContext::constantInts(size_t i, std::string_view what) {
-  if (!hasInput(i)) {
-    fail(fmt::format("expected input {} ({}) but it is missing", i, what));
-    return std::nullopt;
-  }
-  std::optional<std::vector<int64_t>> values =
-      GraphBuilder::constantInts(input(i));
-  if (!values && builder_.ok())
-    fail(fmt::format("input {} ({}) must be a compile-time constant, but it "
-                     "depends on a graph input; fix the shapes with --shape or "
-                     "make it an initializer",
-                     i, what));
-  return values;
-}
-
 OnnxLowering findOnnxLowering(std::string_view opType) {
   for (std::span<const OnnxOpRule> table :
        {onnxCoreRules(), onnxElementwiseRules(), onnxTensorRules(),

@@ -11,8 +11,7 @@
 #ifndef KILN_LIB_IMPORT_ONNX_ONNXOPS_H
 #define KILN_LIB_IMPORT_ONNX_ONNXOPS_H
 
-#include "kiln/Import/GraphBuilder.h"
-#include "kiln/IR/Literal.h"
+#include "Common/NodeContext.h"
 
 #include <optional>
 #include <span>
@@ -22,48 +21,24 @@
 
 namespace kiln::import::onnx {
 
-class OnnxNodeContext {
+/// An ONNX node: the shared NodeContext plus its opset and optional outputs.
+class OnnxNodeContext : public NodeContext {
 public:
-  virtual ~OnnxNodeContext() = default;
-
-  GraphBuilder &builder() { return builder_; }
-  virtual const std::string &name() const = 0;   ///< node name (or its first output)
   virtual const std::string &opType() const = 0;
   /// The opset version of the node's domain that the model imports.
   virtual int64_t opset() const = 0;
-
-  // --- Inputs ------------------------------------------------------------
-  virtual size_t inputCount() const = 0;
-  /// False for a missing optional input (absent or named "").
-  virtual bool hasInput(size_t i) const = 0;
-  virtual Value input(size_t i) const = 0;
-  /// Input i as integers when it is a constant; otherwise records "input i
-  /// (what) of node N must be a compile-time constant" and returns nullopt.
-  std::optional<std::vector<int64_t>> constantInts(size_t i,
-                                                   std::string_view what);
-
-  // --- Attributes --------------------------------------------------------
-  virtual bool hasAttr(std::string_view key) const = 0;
-  virtual int64_t attrInt(std::string_view key, int64_t fallback) = 0;
-  virtual double attrFloat(std::string_view key, double fallback) = 0;
-  virtual std::string attrString(std::string_view key,
-                                 std::string fallback) = 0;
-  virtual std::vector<int64_t> attrInts(std::string_view key) = 0;
-  virtual std::vector<double> attrFloats(std::string_view key) = 0;
-  virtual std::vector<std::string> attrStrings(std::string_view key) = 0;
-  virtual std::optional<ir::Literal> attrTensor(std::string_view key) = 0;
 
   // --- Outputs -----------------------------------------------------------
   virtual size_t outputCount() const = 0;
   /// False for an optional output the model does not use (named "").
   virtual bool wantsOutput(size_t i) const = 0;
-  virtual void setOutput(size_t i, Value value) = 0;
-
-  Value fail(std::string message) { return builder_.fail(std::move(message)); }
 
 protected:
-  explicit OnnxNodeContext(GraphBuilder &builder) : builder_(builder) {}
-  GraphBuilder &builder_;
+  explicit OnnxNodeContext(GraphBuilder &builder) : NodeContext(builder) {}
+  std::string_view notConstantHint() const override {
+    return "depends on a graph input; fix the shapes with --shape or make it "
+           "an initializer";
+  }
 };
 
 using OnnxLowering = void (*)(OnnxNodeContext &);
@@ -79,7 +54,7 @@ std::span<const OnnxOpRule> onnxTensorRules();      // shape, slicing, gather, p
 std::span<const OnnxOpRule> onnxNnRules();          // conv, gemm, pool, norm, resize
 std::span<const OnnxOpRule> onnxRecurrentRules();   // RNN, GRU, LSTM
 std::span<const OnnxOpRule> onnxLossRules();     // NLL, softmax cross-entropy
-std::span<const OnnxOpRule> onnxSignalRules();   // window functions
+std::span<const OnnxOpRule> onnxSignalRules();   // windows, DFT, STFT, mel
 std::span<const OnnxOpRule> onnxSamplingRules(); // GridSample, RoiAlign
 
 /// The lowering for an op of the default domain, or nullptr.

@@ -311,25 +311,10 @@ void lowerTile(OnnxNodeContext &ctx) {
     ctx.setOutput(0, tile(ctx.builder(), ctx.input(0), *m));
 }
 
-/// A constant one-element input as a double; the error names the input the
-/// way the conformance runner and users expect.
-std::optional<double> constantScalar(OnnxNodeContext &ctx, size_t i,
-                                     std::string_view what) {
-  std::optional<std::vector<double>> values =
-      GraphBuilder::constantDoubles(ctx.input(i));
-  if (!values || values->size() != 1) {
-    ctx.fail(fmt::format("input {} ({}) must be a compile-time constant "
-                         "scalar",
-                         i, what));
-    return std::nullopt;
-  }
-  return values->front();
-}
-
 void lowerRange(OnnxNodeContext &ctx) {
-  std::optional<double> start = constantScalar(ctx, 0, "start");
-  std::optional<double> limit = constantScalar(ctx, 1, "limit");
-  std::optional<double> delta = constantScalar(ctx, 2, "delta");
+  std::optional<double> start = ctx.constantScalar(0, "start");
+  std::optional<double> limit = ctx.constantScalar(1, "limit");
+  std::optional<double> delta = ctx.constantScalar(2, "delta");
   if (!start || !limit || !delta)
     return;
   if (*delta == 0) {

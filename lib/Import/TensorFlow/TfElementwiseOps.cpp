@@ -10,6 +10,7 @@
 
 #include "Common/ElementwiseLowering.h"
 #include "Common/ReductionLowering.h"
+#include "Common/RuleShapes.h"
 
 #include <fmt/format.h>
 
@@ -20,47 +21,22 @@ using ir::ComparisonDirection;
 using ir::DType;
 using ir::Opcode;
 
-/// Records an error unless the node has at least `n` inputs.
-bool hasInputs(TfNodeContext &c, size_t n) {
-  if (c.inputCount() >= n)
-    return true;
-  c.fail(fmt::format("expected {} inputs but the node has {}", n,
-                     c.inputCount()));
-  return false;
-}
+// --- Table-driven shapes of rules (Common/RuleShapes.h) -----------------------
 
-// --- Table-driven shapes of rules --------------------------------------------
-
-template <Opcode Op> void unaryOp(TfNodeContext &c) {
-  if (hasInputs(c, 1))
-    c.setOutput(0, c.builder().unary(Op, c.input(0)));
-}
-
-template <Opcode Op> void binaryOp(TfNodeContext &c) {
-  if (hasInputs(c, 2))
-    c.setOutput(0, c.builder().binary(Op, c.input(0), c.input(1)));
-}
-
-template <ComparisonDirection Dir> void compareOp(TfNodeContext &c) {
-  if (hasInputs(c, 2))
-    c.setOutput(0, c.builder().compare(Dir, c.input(0), c.input(1)));
-}
-
-template <Value (*Fn)(GraphBuilder &, Value)> void unaryFn(TfNodeContext &c) {
-  if (hasInputs(c, 1))
-    c.setOutput(0, Fn(c.builder(), c.input(0)));
-}
-
+template <Opcode Op> constexpr TfLowering unaryOp = rules::unaryOp<TfNodeContext, Op>;
+template <Opcode Op>
+constexpr TfLowering binaryOp = rules::binaryOp<TfNodeContext, Op>;
+template <ComparisonDirection Dir>
+constexpr TfLowering compareOp = rules::compareOp<TfNodeContext, Dir>;
+template <Value (*Fn)(GraphBuilder &, Value)>
+constexpr TfLowering unaryFn = rules::unaryFn<TfNodeContext, Fn>;
 template <Value (*Fn)(GraphBuilder &, Value, Value)>
-void binaryFn(TfNodeContext &c) {
-  if (hasInputs(c, 2))
-    c.setOutput(0, Fn(c.builder(), c.input(0), c.input(1)));
-}
+constexpr TfLowering binaryFn = rules::binaryFn<TfNodeContext, Fn>;
 
 // --- Arithmetic ------------------------------------------------------------
 
 void lowerAddN(TfNodeContext &c) {
-  if (!hasInputs(c, 1))
+  if (!c.requireInputs(1))
     return;
   Value sum = c.input(0);
   for (size_t i = 1; i < c.inputCount(); ++i)
@@ -71,7 +47,7 @@ void lowerAddN(TfNodeContext &c) {
 /// Shifts clamp the amount to [0, bits - 1] like TensorFlow's kernels, so
 /// over-wide shifts saturate instead of giving HLO's 0.
 template <bool Left> void lowerShift(TfNodeContext &c) {
-  if (!hasInputs(c, 2))
+  if (!c.requireInputs(2))
     return;
   GraphBuilder &b = c.builder();
   Value x = c.input(0), y = c.input(1);
@@ -89,29 +65,29 @@ template <bool Left> void lowerShift(TfNodeContext &c) {
 // --- Activations -----------------------------------------------------------
 
 void lowerElu(TfNodeContext &c) {
-  if (hasInputs(c, 1))
+  if (c.requireInputs(1))
     c.setOutput(0, elu(c.builder(), c.input(0), 1.0));
 }
 
 void lowerSelu(TfNodeContext &c) {
   // The constants of tf.nn.selu (Klambauer et al.).
-  if (hasInputs(c, 1))
+  if (c.requireInputs(1))
     c.setOutput(0, selu(c.builder(), c.input(0), 1.6732632423543772848170429916717,
                         1.0507009873554804934193349852946));
 }
 
 void lowerLeakyRelu(TfNodeContext &c) {
-  if (hasInputs(c, 1))
+  if (c.requireInputs(1))
     c.setOutput(0, leakyRelu(c.builder(), c.input(0), c.attrFloat("alpha", 0.2)));
 }
 
 void lowerIsFinite(TfNodeContext &c) {
-  if (hasInputs(c, 1))
+  if (c.requireInputs(1))
     c.setOutput(0, c.builder().unary(Opcode::IsFinite, c.input(0)));
 }
 
 void lowerClipByValue(TfNodeContext &c) {
-  if (hasInputs(c, 3))
+  if (c.requireInputs(3))
     c.setOutput(0, clip(c.builder(), c.input(0), c.input(1), c.input(2)));
 }
 
@@ -120,7 +96,7 @@ void lowerClipByValue(TfNodeContext &c) {
 /// Select (v1) also takes a rank-1 condition that picks whole rows of
 /// higher-rank operands; SelectV2 broadcasts all three.
 void lowerSelect(TfNodeContext &c) {
-  if (!hasInputs(c, 3))
+  if (!c.requireInputs(3))
     return;
   GraphBuilder &b = c.builder();
   Value cond = c.input(0), t = c.input(1);
@@ -133,7 +109,7 @@ void lowerSelect(TfNodeContext &c) {
 }
 
 void lowerSelectV2(TfNodeContext &c) {
-  if (hasInputs(c, 3))
+  if (c.requireInputs(3))
     c.setOutput(0, c.builder().select(c.input(0), c.input(1), c.input(2)));
 }
 
@@ -141,7 +117,7 @@ void lowerCast(TfNodeContext &c) {
   std::optional<DType> dtype = c.attrType("DstT");
   if (!dtype)
     return void(c.fail("Cast needs a DstT attribute"));
-  if (hasInputs(c, 1))
+  if (c.requireInputs(1))
     c.setOutput(0, c.builder().convert(c.input(0), *dtype));
 }
 
@@ -150,7 +126,7 @@ void lowerCast(TfNodeContext &c) {
 /// Sum/Mean/...: input 1 holds reduction_indices (scalar or vector, may be
 /// negative); keep_dims keeps the reduced dimensions as size 1.
 template <ReduceKind Kind> void lowerReduction(TfNodeContext &c) {
-  if (!hasInputs(c, 2) || !c.input(0))
+  if (!c.requireInputs(2) || !c.input(0))
     return;
   std::optional<std::vector<int64_t>> indices =
       c.constantInts(1, "reduction_indices");
@@ -166,7 +142,7 @@ template <ReduceKind Kind> void lowerReduction(TfNodeContext &c) {
 }
 
 template <bool IsMax> void lowerArgMinMax(TfNodeContext &c) {
-  if (!hasInputs(c, 2) || !c.input(0))
+  if (!c.requireInputs(2) || !c.input(0))
     return;
   std::optional<std::vector<int64_t>> dimension = c.constantInts(1, "dimension");
   if (!dimension)
@@ -186,7 +162,7 @@ template <bool IsMax> void lowerArgMinMax(TfNodeContext &c) {
 }
 
 template <bool Log> void lowerSoftmax(TfNodeContext &c) {
-  if (!hasInputs(c, 1) || !c.input(0))
+  if (!c.requireInputs(1) || !c.input(0))
     return;
   int64_t rank = c.input(0)->shape().rank();
   if (rank == 0)
@@ -198,7 +174,7 @@ template <bool Log> void lowerSoftmax(TfNodeContext &c) {
 
 /// LRN normalizes over the last (depth) dimension of an NHWC tensor.
 void lowerLrn(TfNodeContext &c) {
-  if (!hasInputs(c, 1) || !c.input(0))
+  if (!c.requireInputs(1) || !c.input(0))
     return;
   int64_t radius = c.attrInt("depth_radius", 5);
   c.setOutput(0, localResponseNormalization(
@@ -208,7 +184,7 @@ void lowerLrn(TfNodeContext &c) {
 }
 
 void lowerL2Loss(TfNodeContext &c) {
-  if (!hasInputs(c, 1) || !c.input(0))
+  if (!c.requireInputs(1) || !c.input(0))
     return;
   GraphBuilder &b = c.builder();
   Value x = c.input(0);
@@ -220,7 +196,7 @@ void lowerL2Loss(TfNodeContext &c) {
 }
 
 template <ir::ReducerKind Reducer> void lowerCumulative(TfNodeContext &c) {
-  if (!hasInputs(c, 2) || !c.input(0))
+  if (!c.requireInputs(2) || !c.input(0))
     return;
   std::optional<std::vector<int64_t>> axis = c.constantInts(1, "axis");
   if (!axis)
@@ -290,7 +266,7 @@ const TfOpRule kRules[] = {
     {"Rint", unaryFn<roundHalfEven>},
     {"IsNan", unaryFn<isNan>},
     {"IsInf", [](TfNodeContext &c) {
-       if (hasInputs(c, 1))
+       if (c.requireInputs(1))
          c.setOutput(0, isInf(c.builder(), c.input(0)));
      }},
     {"IsFinite", lowerIsFinite},

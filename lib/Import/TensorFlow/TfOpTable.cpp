@@ -40,23 +40,6 @@ const OutOfScope kOutOfScope[] = {
 constexpr std::string_view kTensorListPrefix = "TensorList";
 } // namespace
 
-std::optional<std::vector<int64_t>>
-TfNodeContext::constantInts(size_t i, std::string_view what) {
-  if (i >= inputCount()) {
-    fail(fmt::format("expected an input {} ({}) but the node has {} inputs", i,
-                     what, inputCount()));
-    return std::nullopt;
-  }
-  std::optional<std::vector<int64_t>> values =
-      GraphBuilder::constantInts(input(i));
-  if (!values && builder_.ok())
-    fail(fmt::format("input {} ({}) must be a compile-time constant, but it "
-                     "depends on a feed; fix the shapes with --shape or feed "
-                     "a constant",
-                     i, what));
-  return values;
-}
-
 TfLowering findTfLowering(std::string_view op) {
   for (std::span<const TfOpRule> table :
        {tfGraphRules(), tfElementwiseRules(), tfArrayRules(), tfNnRules(),

@@ -12,8 +12,7 @@
 #ifndef KILN_LIB_IMPORT_TENSORFLOW_TFOPS_H
 #define KILN_LIB_IMPORT_TENSORFLOW_TFOPS_H
 
-#include "kiln/Import/GraphBuilder.h"
-#include "kiln/IR/Literal.h"
+#include "Common/NodeContext.h"
 
 #include <optional>
 #include <span>
@@ -23,35 +22,15 @@
 
 namespace kiln::import::tf {
 
-class TfNodeContext {
+/// A TensorFlow node: the shared NodeContext plus dtype, shape and bool
+/// attributes and tfcompile variables.
+class TfNodeContext : public NodeContext {
 public:
-  virtual ~TfNodeContext() = default;
-
-  GraphBuilder &builder() { return builder_; }
-  virtual const std::string &name() const = 0;
+  /// The node's op (its `op` field).
   virtual const std::string &op() const = 0;
 
-  // --- Inputs (data inputs only; control inputs are dropped) ------------
-  virtual size_t inputCount() const = 0;
-  virtual Value input(size_t i) const = 0;
-  /// Input i as integers when it is a constant (after import-time folding);
-  /// otherwise records "input i (what) of node N must be a compile-time
-  /// constant" and returns nullopt.
-  std::optional<std::vector<int64_t>> constantInts(size_t i,
-                                                   std::string_view what);
-
-  // --- Attributes --------------------------------------------------------
-  virtual bool hasAttr(std::string_view key) const = 0;
-  /// Each getter returns `fallback` when the attribute is absent; a present
-  /// attribute of the wrong kind records an error.
-  virtual int64_t attrInt(std::string_view key, int64_t fallback) = 0;
-  virtual double attrFloat(std::string_view key, double fallback) = 0;
+  // --- Attributes only TensorFlow has -------------------------------------
   virtual bool attrBool(std::string_view key, bool fallback) = 0;
-  virtual std::string attrString(std::string_view key,
-                                 std::string fallback) = 0;
-  virtual std::vector<int64_t> attrInts(std::string_view key) = 0;
-  virtual std::vector<double> attrFloats(std::string_view key) = 0;
-  virtual std::vector<std::string> attrStrings(std::string_view key) = 0;
   /// A `type` attribute (T, DstT, ...) as an IR dtype; unsupported
   /// TensorFlow dtypes (string, complex, resource) record an error.
   virtual std::optional<ir::DType> attrType(std::string_view key) = 0;
@@ -59,8 +38,6 @@ public:
   /// unknown dimensions.
   virtual std::optional<std::vector<int64_t>>
   attrShape(std::string_view key) = 0;
-  /// A `tensor` attribute (Const's value) as a literal.
-  virtual std::optional<ir::Literal> attrTensor(std::string_view key) = 0;
 
   // --- Variables (tfcompile `variable` entries) ---------------------------
   /// The config name of the variable that input i refers to (a VariableV2
@@ -78,16 +55,11 @@ public:
   /// (ReadVariableOp after AssignVariableOp, two AssignAdds).
   virtual Value currentValue(const std::string &variable) = 0;
 
-  // --- Outputs -----------------------------------------------------------
-  /// Sets output `index` (node:index in TensorFlow's naming).
-  virtual void setOutput(size_t index, Value value) = 0;
-
-  /// Records an error about this node (the importer adds file/node/op).
-  Value fail(std::string message) { return builder_.fail(std::move(message)); }
-
 protected:
-  explicit TfNodeContext(GraphBuilder &builder) : builder_(builder) {}
-  GraphBuilder &builder_;
+  explicit TfNodeContext(GraphBuilder &builder) : NodeContext(builder) {}
+  std::string_view notConstantHint() const override {
+    return "depends on a feed; fix the shapes with --shape or feed a constant";
+  }
 };
 
 using TfLowering = void (*)(TfNodeContext &);
