@@ -1,5 +1,4 @@
-//===- LinearAlgebraLowering.h - Matrix functions for the importers -*- C++
-//-*-===//
+//===- LinearAlgebraLowering.h - Matrix functions ---------------*- C++ -*-===//
 //
 // Matrix functions beyond products, for both front ends. They are unrolled
 // at import over the (static) matrix size and vectorized over the batch.

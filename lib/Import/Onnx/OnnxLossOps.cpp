@@ -1,5 +1,4 @@
-//===- OnnxLossOps.cpp - ONNX NegativeLogLikelihoodLoss, SoftmaxCrossEntropyLoss
-//===//
+//===- OnnxLossOps.cpp - ONNX NLL and softmax cross-entropy losses --------===//
 //
 // Both losses pick, for every sample (n, d1..dk), the log-probability of its
 // target class c = target[n, d1..dk] out of input[n, :, d1..dk]. kiln has no
