@@ -270,14 +270,20 @@ Error Planner::resolve(const tensorflow::tf2xla::Config &config) {
   return checkShapesUsed();
 }
 
-// Whether the value that update node `update` writes depends on the step:
-// on a fed tensor, a config variable or a Placeholder, through the data or
-// control inputs after the variable (transitively). TF1 graphs also hold
-// updates that do not: each variable's initializer (`W/Assign` of
-// `W/initial_value`) and the Saver's restores, which a step never runs.
+// Whether the value that update node `update` writes depends on the step.
+// Read-modify-write updates (AssignAdd, Apply*, ...) always do: they read
+// the variable, like a `global_step` increment by a constant. A plain
+// assignment does when its value depends on a fed tensor, a config variable
+// or a Placeholder, through the data or control inputs after the variable
+// (transitively). TF1 graphs also hold assignments that do not: each
+// variable's initializer (`W/Assign` of `W/initial_value`) and the Saver's
+// restores, which a step never runs.
 bool Planner::dependsOnStep(size_t update) const {
   const TfGraph &graph = *plan_.graph;
   const VariableState &state = *plan_.state;
+  const std::string &op = graph.node(update).op();
+  if (op != "Assign" && op != "AssignVariableOp")
+    return true;
   const std::vector<NodeInput> &inputs = graph.inputs(update);
   std::vector<NodeInput> stack(inputs.begin() + 1, inputs.end());
   std::set<size_t> seen;
