@@ -396,7 +396,6 @@ void lowerFusedBatchNorm(TfNodeContext &ctx) {
 }
 
 const TfOpRule kRules[] = {
-    {"", nullptr}, // keeps the table non-empty; skipped below
     {"Conv2D", lowerConv2D},
     {"Conv3D", lowerConv2D},
     {"_FusedConv2D", lowerFusedConv2D},
@@ -422,8 +421,6 @@ const TfOpRule kRules[] = {
 };
 } // namespace
 
-std::span<const TfOpRule> tfNnRules() {
-  return std::span<const TfOpRule>(kRules).subspan(1);
-}
+std::span<const TfOpRule> tfNnRules() { return kRules; }
 
 } // namespace kiln::import::tf
