@@ -84,7 +84,8 @@ ONNX_MODELS = {
 # Small models that also run for AArch64 (cortex-a53) under qemu: (suite, model).
 AARCH64 = [('tfjs', 'liveness'), ('tfjs', 'emotion'), ('tfjs', 'blazeface-front'),
            ('tfjs-pb-unfused', 'liveness'), ('onnx', 'alexa_v0.1'), ('onnx', 'fmnist_mlp'),
-           ('onnx', 'fmnist_cnn'), ('onnx', 'blazeface-front')]
+           ('onnx', 'fmnist_cnn'), ('onnx', 'blazeface-front'), ('onnx', 'hey_jarvis_v0.1'),
+           ('onnx', 'silero_vad')]
 CROSS = ['blazeface-front', 'blazeface-back']
 SUITES = ['tfjs', 'tfjs-pb', 'tfjs-pb-unfused', 'onnx', 'blazeface-cross', 'fmnist', 'aarch64']
 

@@ -10,22 +10,19 @@ namespace kiln::import::onnx {
 using AttrType = onnxpb::AttributeProto::AttributeType;
 
 OnnxGraph::OnnxGraph(GraphBuilder &builder, const onnxpb::GraphProto &graph,
-                     std::string baseDir)
-    : builder_(builder), baseDir_(std::move(baseDir)) {
+                     std::string baseDir, OnnxGraph *parent)
+    : builder_(builder), baseDir_(std::move(baseDir)), parent_(parent) {
   for (const onnxpb::TensorProto &tensor : graph.initializer())
     initializers_[tensor.name()] = &tensor;
 }
 
-Value OnnxGraph::lookup(const std::string &name) {
+Value OnnxGraph::findLocal(const std::string &name) {
   auto found = values_.find(name);
   if (found != values_.end())
     return found->second;
   auto initializer = initializers_.find(name);
   if (initializer == initializers_.end())
-    return builder_.fail(fmt::format(
-        "input '{}' is not a graph input, an initializer or the output of an "
-        "earlier node",
-        name));
+    return nullptr;
   Expected<ir::Literal> literal =
       literalFromTensor(*initializer->second, baseDir_);
   if (!literal)
@@ -34,6 +31,36 @@ Value OnnxGraph::lookup(const std::string &name) {
   Value value = builder_.constant(std::move(*literal));
   values_[name] = value;
   return value;
+}
+
+Value OnnxGraph::lookup(const std::string &name) {
+  for (OnnxGraph *scope = this; scope; scope = scope->parent_)
+    if (Value value = scope->findLocal(name))
+      return value;
+  if (!builder_.ok())
+    return nullptr;
+  return builder_.fail(fmt::format(
+      "input '{}' is not a graph input, an initializer or the output of an "
+      "earlier node",
+      name));
+}
+
+Error OnnxGraph::lowerNodes(
+    const google::protobuf::RepeatedPtrField<onnxpb::NodeProto> &nodes,
+    int64_t opset) {
+  for (const onnxpb::NodeProto &node : nodes) {
+    OnnxContext context(*this, node, opset);
+    findOnnxLowering(node.op_type())(context);
+    int64_t missing = builder_.ok() ? context.firstMissingOutput() : -1;
+    if (missing >= 0)
+      builder_.fail(fmt::format("internal error: the lowering did not produce "
+                                "output {} ('{}')",
+                                missing, node.output(int(missing))));
+    if (Error error = builder_.takeError())
+      return makeError("node '{}' ({}): {}", context.name(), node.op_type(),
+                       error.message());
+  }
+  return Error::success();
 }
 
 OnnxContext::OnnxContext(OnnxGraph &graph, const onnxpb::NodeProto &node,
@@ -135,6 +162,38 @@ std::optional<ir::Literal> OnnxContext::attrTensor(std::string_view key) {
     return std::nullopt;
   }
   return std::move(*literal);
+}
+
+std::optional<std::vector<Value>>
+OnnxContext::inlineSubgraph(std::string_view key) {
+  const auto *a = attr(key, onnxpb::AttributeProto::GRAPH);
+  if (!a) {
+    if (builder_.ok())
+      fail(fmt::format("expected a graph attribute '{}'", key));
+    return std::nullopt;
+  }
+  const onnxpb::GraphProto &body = a->g();
+  if (body.input_size() != 0) {
+    fail(fmt::format("subgraph '{}' has {} inputs, but a branch takes none",
+                     key, body.input_size()));
+    return std::nullopt;
+  }
+  OnnxGraph scope(builder_, body, graph_.baseDir(), &graph_);
+  if (Error error = scope.lowerNodes(body.node(), opset_)) {
+    fail(fmt::format("in subgraph '{}': {}", key, error.message()));
+    return std::nullopt;
+  }
+  std::vector<Value> outputs;
+  for (const onnxpb::ValueInfoProto &output : body.output()) {
+    Value value = scope.lookup(output.name());
+    if (!value) {
+      fail(fmt::format("in subgraph '{}': output '{}': {}", key, output.name(),
+                       builder_.takeError().message()));
+      return std::nullopt;
+    }
+    outputs.push_back(value);
+  }
+  return outputs;
 }
 
 bool OnnxContext::wantsOutput(size_t i) const {

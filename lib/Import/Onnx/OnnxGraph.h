@@ -18,11 +18,13 @@
 
 namespace kiln::import::onnx {
 
-/// Names -> HLO values of one graph under construction.
+/// Names -> HLO values of one graph under construction. A subgraph (a
+/// branch of If) has its enclosing graph as parent: names it does not
+/// define itself are looked up there, as ONNX's scoping rules say.
 class OnnxGraph {
 public:
   OnnxGraph(GraphBuilder &builder, const onnxpb::GraphProto &graph,
-            std::string baseDir);
+            std::string baseDir, OnnxGraph *parent = nullptr);
 
   GraphBuilder &builder() { return builder_; }
   const std::string &baseDir() const { return baseDir_; }
@@ -31,14 +33,25 @@ public:
   }
 
   /// The value named `name`: a node output, a graph input, or an
-  /// initializer (made a constant here on first use). nullptr with the
-  /// builder's error set when the name is unknown or its tensor is bad.
+  /// initializer (made a constant here on first use), of this graph or an
+  /// enclosing one. nullptr with the builder's error set when the name is
+  /// unknown or its tensor is bad.
   Value lookup(const std::string &name);
   void define(const std::string &name, Value value) { values_[name] = value; }
 
+  /// Lowers `nodes` in order at `opset`. The error, if any, names the node:
+  /// "node 'NAME' (OpType): message".
+  Error lowerNodes(const google::protobuf::RepeatedPtrField<onnxpb::NodeProto>
+                       &nodes,
+                   int64_t opset);
+
 private:
+  /// `name` of this graph only; nullptr (no error) when it is not here.
+  Value findLocal(const std::string &name);
+
   GraphBuilder &builder_;
   std::string baseDir_;
+  OnnxGraph *parent_;
   std::map<std::string, const onnxpb::TensorProto *> initializers_;
   std::map<std::string, Value> values_;
 };
@@ -68,6 +81,8 @@ public:
   size_t outputCount() const override { return size_t(node_.output_size()); }
   bool wantsOutput(size_t i) const override;
   void setOutput(size_t i, Value value) override;
+
+  std::optional<std::vector<Value>> inlineSubgraph(std::string_view key) override;
 
   /// Index of the first wanted output the lowering did not set, or -1.
   int64_t firstMissingOutput() const;

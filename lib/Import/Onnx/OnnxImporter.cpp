@@ -95,12 +95,18 @@ std::string nodeName(const onnxpb::NodeProto &node) {
   return node.output_size() ? node.output(0) : node.op_type();
 }
 
-/// Fills the op histogram and collects every op kiln cannot lower.
-std::vector<UnsupportedOp> findUnsupported(const onnxpb::GraphProto &graph,
-                                           SourceSummary &summary) {
-  std::vector<UnsupportedOp> unsupported;
-  std::map<std::string, size_t> index;
+/// Fills the op histogram and collects every op kiln cannot lower, in
+/// `graph` and in the subgraphs of its nodes (If's branches).
+void findUnsupported(const onnxpb::GraphProto &graph, SourceSummary &summary,
+                     std::vector<UnsupportedOp> &unsupported,
+                     std::map<std::string, size_t> &index) {
   for (const onnxpb::NodeProto &node : graph.node()) {
+    for (const onnxpb::AttributeProto &attribute : node.attribute()) {
+      if (attribute.has_g())
+        findUnsupported(attribute.g(), summary, unsupported, index);
+      for (const onnxpb::GraphProto &subgraph : attribute.graphs())
+        findUnsupported(subgraph, summary, unsupported, index);
+    }
     std::string key = histogramKey(node);
     ++summary.opHistogram[key];
     std::string reason;
@@ -115,6 +121,13 @@ std::vector<UnsupportedOp> findUnsupported(const onnxpb::GraphProto &graph,
       unsupported.push_back({key, {}, reason});
     unsupported[it->second].nodes.push_back(nodeName(node));
   }
+}
+
+std::vector<UnsupportedOp> findUnsupported(const onnxpb::GraphProto &graph,
+                                           SourceSummary &summary) {
+  std::vector<UnsupportedOp> unsupported;
+  std::map<std::string, size_t> index;
+  findUnsupported(graph, summary, unsupported, index);
   return unsupported;
 }
 
@@ -237,19 +250,8 @@ Error addParameters(OnnxGraph &graph, const ModelState &state,
 }
 
 Error lowerNodes(OnnxGraph &graph, const ModelState &state) {
-  GraphBuilder &builder = graph.builder();
-  for (const onnxpb::NodeProto &node : state.graph->node()) {
-    OnnxContext context(graph, node, state.opset);
-    findOnnxLowering(node.op_type())(context);
-    int64_t missing = builder.ok() ? context.firstMissingOutput() : -1;
-    if (missing >= 0)
-      builder.fail(fmt::format("internal error: the lowering did not produce "
-                               "output {} ('{}')",
-                               missing, node.output(int(missing))));
-    if (Error error = builder.takeError())
-      return makeError("{}: node '{}' ({}): {}", state.file, context.name(),
-                       node.op_type(), error.message());
-  }
+  if (Error error = graph.lowerNodes(state.graph->node(), state.opset))
+    return makeError("{}: {}", state.file, error.message());
   return Error::success();
 }
 

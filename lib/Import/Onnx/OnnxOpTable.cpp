@@ -21,8 +21,8 @@ constexpr std::string_view kSequences =
     "compiler";
 constexpr std::string_view kRandom =
     "random number generation is not supported by an ahead-of-time compiler";
-constexpr std::string_view kControlFlow =
-    "control flow (subgraphs) is not supported yet";
+constexpr std::string_view kLoops =
+    "loops (Loop, Scan) are not supported yet; If is";
 
 const OutOfScope kOutOfScope[] = {
     {"NonZero", kDataDependent},
@@ -52,9 +52,8 @@ const OutOfScope kOutOfScope[] = {
     {"RandomUniformLike", kRandom},
     {"Multinomial", kRandom},
     {"Bernoulli", kRandom},
-    {"If", kControlFlow},
-    {"Loop", kControlFlow},
-    {"Scan", kControlFlow},
+    {"Loop", kLoops},
+    {"Scan", kLoops},
 };
 } // namespace
 
@@ -62,7 +61,7 @@ OnnxLowering findOnnxLowering(std::string_view opType) {
   for (std::span<const OnnxOpRule> table :
        {onnxCoreRules(), onnxElementwiseRules(), onnxTensorRules(),
         onnxNnRules(), onnxRecurrentRules(), onnxLossRules(), onnxSignalRules(),
-        onnxSamplingRules()})
+        onnxSamplingRules(), onnxControlFlowRules()})
     for (const OnnxOpRule &rule : table)
       if (rule.opType == opType)
         return rule.lower;

@@ -33,6 +33,13 @@ public:
   /// False for an optional output the model does not use (named "").
   virtual bool wantsOutput(size_t i) const = 0;
 
+  // --- Subgraphs -----------------------------------------------------------
+  /// Lowers the graph attribute `key` (If's then_branch, ...) inline, in
+  /// the node's scope, and returns the values of its outputs; nullopt after
+  /// recording an error, which names the subgraph and its failing node.
+  virtual std::optional<std::vector<Value>>
+  inlineSubgraph(std::string_view key) = 0;
+
 protected:
   explicit OnnxNodeContext(GraphBuilder &builder) : NodeContext(builder) {}
   std::string_view notConstantHint() const override {
@@ -56,6 +63,7 @@ std::span<const OnnxOpRule> onnxRecurrentRules();   // RNN, GRU, LSTM
 std::span<const OnnxOpRule> onnxLossRules();     // NLL, softmax cross-entropy
 std::span<const OnnxOpRule> onnxSignalRules();   // windows, DFT, STFT, mel
 std::span<const OnnxOpRule> onnxSamplingRules(); // GridSample, RoiAlign
+std::span<const OnnxOpRule> onnxControlFlowRules(); // If
 
 /// The lowering for an op of the default domain, or nullptr.
 OnnxLowering findOnnxLowering(std::string_view opType);
