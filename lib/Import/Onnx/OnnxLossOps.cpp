@@ -140,18 +140,9 @@ Value optionalWeight(OnnxNodeContext &ctx) {
   return ctx.inputCount() > 2 && ctx.hasInput(2) ? ctx.input(2) : nullptr;
 }
 
-bool hasInputs(OnnxNodeContext &ctx) {
-  for (size_t i = 0; i < 2; ++i)
-    if (i >= ctx.inputCount() || !ctx.hasInput(i) || !ctx.input(i)) {
-      ctx.fail(fmt::format("expected input {} but it is missing", i));
-      return false;
-    }
-  return true;
-}
-
 /// NegativeLogLikelihoodLoss(input, target[, weight]).
 void lowerNegativeLogLikelihoodLoss(OnnxNodeContext &ctx) {
-  if (!hasInputs(ctx))
+  if (!ctx.requireInputs(2))
     return;
   ctx.setOutput(0, negativeLogLikelihood(ctx, ctx.input(0), ctx.input(1),
                                          optionalWeight(ctx)));
@@ -159,7 +150,7 @@ void lowerNegativeLogLikelihoodLoss(OnnxNodeContext &ctx) {
 
 /// SoftmaxCrossEntropyLoss(scores, labels[, weights]) -> output[, log_prob].
 void lowerSoftmaxCrossEntropyLoss(OnnxNodeContext &ctx) {
-  if (!hasInputs(ctx))
+  if (!ctx.requireInputs(2))
     return;
   Value scores = ctx.input(0);
   if (scores->shape().rank() < 2)

@@ -303,16 +303,10 @@ void lowerMelWeightMatrix(OnnxNodeContext &ctx) {
   std::optional<int64_t> rate = constantScalarInt(ctx, 2, "sample_rate");
   if (!mels || !dft || !rate)
     return;
-  std::optional<double> edges[2];
-  for (size_t i : {size_t(3), size_t(4)}) {
-    std::optional<std::vector<double>> v =
-        GraphBuilder::constantDoubles(ctx.input(i));
-    if (!v || v->size() != 1)
-      return void(ctx.fail(
-          fmt::format("input {} ({}) must be a compile-time constant scalar", i,
-                      i == 3 ? "lower_edge_hertz" : "upper_edge_hertz")));
-    edges[i - 3] = (*v)[0];
-  }
+  std::optional<double> lowHz = ctx.constantScalar(3, "lower_edge_hertz");
+  std::optional<double> highHz = ctx.constantScalar(4, "upper_edge_hertz");
+  if (!lowHz || !highHz)
+    return;
   if (*mels < 1 || *dft < 1 || *rate < 1)
     return void(ctx.fail("num_mel_bins, dft_length and sample_rate must be "
                          "positive"));
@@ -322,7 +316,7 @@ void lowerMelWeightMatrix(OnnxNodeContext &ctx) {
     return void(ctx.fail(
         fmt::format("attribute output_datatype: {}", dtype.errorMessage())));
   auto mel = [](double hz) { return 2595.0 * std::log10(1.0 + hz / 700.0); };
-  double low = mel(*edges[0]), high = mel(*edges[1]);
+  double low = mel(*lowHz), high = mel(*highHz);
   double step = (high - low) / double(*mels + 2);
   std::vector<int64_t> edge;
   for (int64_t i = 0; i < *mels + 2; ++i) {
