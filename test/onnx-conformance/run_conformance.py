@@ -147,7 +147,8 @@ INTEGER_TYPES = {onnx.TensorProto.INT32, onnx.TensorProto.INT64}
 def inputs_to_freeze(model, message, frozen):
     """The graph inputs a lowering wants as constants: the one the message
     names, else (a constant computed inside the graph) every integer graph
-    input, which is what shape-like values are made of."""
+    input, which is what shape-like values are made of, else every scalar
+    one (a float Range's start, limit and delta give a Loop's trip count)."""
     named = input_to_freeze(model, message, frozen)
     if named:
         return [named]
@@ -158,8 +159,12 @@ def inputs_to_freeze(model, message, frozen):
             direct = [x for x in n.input if x in graph_inputs]
             if direct:
                 return direct
-    return [i.name for i in model.graph.input if i.name not in frozen and
-            i.type.tensor_type.elem_type in INTEGER_TYPES]
+    remaining = [i for i in model.graph.input if i.name not in frozen]
+    integers = [i.name for i in remaining
+                if i.type.tensor_type.elem_type in INTEGER_TYPES]
+    return integers or [i.name for i in remaining
+                        if i.type.tensor_type.HasField('shape') and
+                        not i.type.tensor_type.shape.dim]
 
 
 def input_to_freeze(model, message, frozen):

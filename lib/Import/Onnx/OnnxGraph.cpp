@@ -165,7 +165,8 @@ std::optional<ir::Literal> OnnxContext::attrTensor(std::string_view key) {
 }
 
 std::optional<std::vector<Value>>
-OnnxContext::inlineSubgraph(std::string_view key) {
+OnnxContext::inlineSubgraph(std::string_view key,
+                            const std::vector<Value> &inputs) {
   const auto *a = attr(key, onnxpb::AttributeProto::GRAPH);
   if (!a) {
     if (builder_.ok())
@@ -173,12 +174,14 @@ OnnxContext::inlineSubgraph(std::string_view key) {
     return std::nullopt;
   }
   const onnxpb::GraphProto &body = a->g();
-  if (body.input_size() != 0) {
-    fail(fmt::format("subgraph '{}' has {} inputs, but a branch takes none",
-                     key, body.input_size()));
+  if (size_t(body.input_size()) != inputs.size()) {
+    fail(fmt::format("subgraph '{}' declares {} inputs but the node passes {}",
+                     key, body.input_size(), inputs.size()));
     return std::nullopt;
   }
   OnnxGraph scope(builder_, body, graph_.baseDir(), &graph_);
+  for (size_t i = 0; i < inputs.size(); ++i)
+    scope.define(body.input(int(i)).name(), inputs[i]);
   if (Error error = scope.lowerNodes(body.node(), opset_)) {
     fail(fmt::format("in subgraph '{}': {}", key, error.message()));
     return std::nullopt;

@@ -82,7 +82,9 @@ public:
   bool wantsOutput(size_t i) const override;
   void setOutput(size_t i, Value value) override;
 
-  std::optional<std::vector<Value>> inlineSubgraph(std::string_view key) override;
+  std::optional<std::vector<Value>>
+  inlineSubgraph(std::string_view key,
+                 const std::vector<Value> &inputs) override;
 
   /// Index of the first wanted output the lowering did not set, or -1.
   int64_t firstMissingOutput() const;

@@ -21,8 +21,6 @@ constexpr std::string_view kSequences =
     "compiler";
 constexpr std::string_view kRandom =
     "random number generation is not supported by an ahead-of-time compiler";
-constexpr std::string_view kLoops =
-    "loops (Loop, Scan) are not supported yet; If is";
 
 const OutOfScope kOutOfScope[] = {
     {"NonZero", kDataDependent},
@@ -52,8 +50,6 @@ const OutOfScope kOutOfScope[] = {
     {"RandomUniformLike", kRandom},
     {"Multinomial", kRandom},
     {"Bernoulli", kRandom},
-    {"Loop", kLoops},
-    {"Scan", kLoops},
 };
 } // namespace
 

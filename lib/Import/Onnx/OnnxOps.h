@@ -34,11 +34,13 @@ public:
   virtual bool wantsOutput(size_t i) const = 0;
 
   // --- Subgraphs -----------------------------------------------------------
-  /// Lowers the graph attribute `key` (If's then_branch, ...) inline, in
-  /// the node's scope, and returns the values of its outputs; nullopt after
-  /// recording an error, which names the subgraph and its failing node.
+  /// Lowers the graph attribute `key` (If's then_branch, a Loop body, ...)
+  /// inline, in the node's scope, with its graph inputs bound to `inputs`
+  /// (as many as it declares), and returns the values of its outputs;
+  /// nullopt after recording an error, which names the subgraph and its
+  /// failing node.
   virtual std::optional<std::vector<Value>>
-  inlineSubgraph(std::string_view key) = 0;
+  inlineSubgraph(std::string_view key, const std::vector<Value> &inputs) = 0;
 
 protected:
   explicit OnnxNodeContext(GraphBuilder &builder) : NodeContext(builder) {}
@@ -63,7 +65,7 @@ std::span<const OnnxOpRule> onnxRecurrentRules();   // RNN, GRU, LSTM
 std::span<const OnnxOpRule> onnxLossRules();     // NLL, softmax cross-entropy
 std::span<const OnnxOpRule> onnxSignalRules();   // windows, DFT, STFT, mel
 std::span<const OnnxOpRule> onnxSamplingRules(); // GridSample, RoiAlign
-std::span<const OnnxOpRule> onnxControlFlowRules(); // If
+std::span<const OnnxOpRule> onnxControlFlowRules(); // If, Loop, Scan
 
 /// The lowering for an op of the default domain, or nullptr.
 OnnxLowering findOnnxLowering(std::string_view opType);
