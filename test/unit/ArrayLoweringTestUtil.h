@@ -164,6 +164,13 @@ public:
   size_t outputCount() const override { return outputs.size(); }
   bool wantsOutput(size_t) const override { return true; }
   void setOutput(size_t i, Value value) override { outputs.at(i) = value; }
+  /// The ops under unit test have no subgraphs (If/Loop/Scan are tested
+  /// through real models: test/models/controlflow).
+  std::optional<std::vector<Value>>
+  inlineSubgraph(std::string_view key, const std::vector<Value> &) override {
+    fail(fmt::format("no subgraph '{}' in a unit test", key));
+    return std::nullopt;
+  }
   std::vector<Value> outputs;
 
 private:

@@ -431,3 +431,34 @@ TEST_CASE("einsum: matmul, diagonal, implicit output, ellipsis",
     CHECK(h.run(einsum(h.b, "ij,jk,ki->", {x, y, z})) == std::vector<double>{13});
   }
 }
+
+TEST_CASE("einsum broadcasts size-1 ellipsis dimensions like NumPy",
+          "[import][reduction]") {
+  {
+    // x is one [2,2] matrix (batch 1), y two: x @ y[0] and x @ y[1].
+    // [[1,2],[3,4]] @ I = x; [[1,2],[3,4]] @ [[0,1],[1,0]] = [[2,1],[4,3]].
+    Harness h;
+    Value x = h.param(DType::F32, {1, 2, 2}, {1, 2, 3, 4});
+    Value y = h.param(DType::F32, {2, 2, 2}, {1, 0, 0, 1, 0, 1, 1, 0});
+    Value r = einsum(h.b, "...ij,...jk->...ik", {x, y});
+    CHECK(h.run(r) == std::vector<double>{1, 2, 3, 4, 2, 1, 4, 3});
+    CHECK(h.resultShape == Shape(DType::F32, {2, 2, 2}));
+  }
+  {
+    // Fewer ellipsis dimensions on one side align to the right: x [3]
+    // against y [2,3] is a row-wise dot product: [1*1+2*2+3*3, 1*4+2*5+3*6].
+    Harness h;
+    Value x = h.param(DType::F32, {3}, {1, 2, 3});
+    Value y = h.param(DType::F32, {2, 3}, {1, 2, 3, 4, 5, 6});
+    CHECK(h.run(einsum(h.b, "...i,...i->...", {x, y})) ==
+          std::vector<double>{14, 32});
+  }
+  {
+    // A letter label with two sizes is an error, not a broadcast.
+    Harness h;
+    Value x = h.param(DType::F32, {1, 3}, {1, 2, 3});
+    Value y = h.param(DType::F32, {2, 3}, {1, 2, 3, 4, 5, 6});
+    einsum(h.b, "ij,ij->ij", {x, y});
+    CHECK(!h.b.ok());
+  }
+}

@@ -82,6 +82,34 @@ Expected<Equation> parseEquation(std::string text,
   return eq;
 }
 
+/// Broadcasts size-1 ellipsis dimensions (digit labels) to the size the
+/// other operands give the same label, as NumPy does; a letter label with
+/// two different sizes is an error.
+bool broadcastLabels(GraphBuilder &b, std::vector<Value> &operands,
+                     const std::vector<std::string> &labels) {
+  std::map<char, int64_t> sizes;
+  for (size_t i = 0; i < operands.size(); ++i)
+    for (size_t d = 0; d < labels[i].size(); ++d) {
+      int64_t size = operands[i]->shape().dim(d);
+      int64_t &known = sizes.try_emplace(labels[i][d], size).first->second;
+      bool ellipsis = labels[i][d] >= '0' && labels[i][d] <= '9';
+      if (size != known && !(ellipsis && (size == 1 || known == 1))) {
+        b.fail(fmt::format("einsum label '{}' has sizes {} and {}",
+                           labels[i][d], known, size));
+        return false;
+      }
+      known = std::max(known, size);
+    }
+  for (size_t i = 0; i < operands.size(); ++i) {
+    std::vector<int64_t> dims;
+    for (char label : labels[i])
+      dims.push_back(sizes[label]);
+    if (dims != operands[i]->shape().dims())
+      operands[i] = b.broadcastTo(operands[i], dims);
+  }
+  return b.ok();
+}
+
 /// Takes the diagonal for every label repeated within one operand.
 Value takeDiagonals(GraphBuilder &b, Value x, std::string &labels) {
   for (size_t i = 0; i < labels.size(); ++i) {
@@ -160,6 +188,8 @@ Value einsum(GraphBuilder &b, const std::string &equation,
   if (!eq)
     return b.fail(eq.errorMessage());
   std::vector<std::string> labels = eq->inputs;
+  if (!broadcastLabels(b, operands, labels))
+    return nullptr;
   for (size_t i = 0; i < operands.size(); ++i) {
     operands[i] = takeDiagonals(b, operands[i], labels[i]);
     std::string needed = eq->output;
