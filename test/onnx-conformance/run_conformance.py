@@ -45,8 +45,9 @@ from onnx import numpy_helper
 RTOL, ATOL = 1e-3, 1e-7
 TIMEOUT = 120
 # AArch64 runs a fixed sample: every SAMPLE_STRIDE-th test in name order,
-# plus SAMPLE_EXTRA, so that every op family lowered through its own code
-# runs on AArch64 at least once even when the stride skips all its tests.
+# plus, for every op type the node tests use, the first test using it that
+# is expected to pass (so every op kiln lowers runs on AArch64), plus
+# SAMPLE_EXTRA, variants worth running there too.
 SAMPLE_STRIDE = 4
 SAMPLE_EXTRA = {
     'test_det_nd',
@@ -572,12 +573,42 @@ def update_list(path, results, expected):
 
 # --- Main -----------------------------------------------------------------
 
+def op_types(graph):
+    """The op types of a graph's nodes and of their subgraphs."""
+    ops = set()
+    for node in graph.node:
+        ops.add(node.op_type)
+        for attribute in node.attribute:
+            if attribute.HasField('g'):
+                ops |= op_types(attribute.g)
+            for subgraph in attribute.graphs:
+                ops |= op_types(subgraph)
+    return ops
+
+
+def op_coverage(data, names, expected_failures):
+    """{op type: first test in `names` expected to pass that uses it}."""
+    first = {}
+    for name in names:
+        if name in expected_failures:
+            continue
+        model = onnx.load(os.path.join(data, name, 'model.onnx'),
+                          load_external_data=False)
+        for op in op_types(model.graph):
+            first.setdefault(op, name)
+    return first
+
+
 def select_tests(opts):
     names = sorted(d for d in os.listdir(opts.data)
                    if os.path.isfile(os.path.join(opts.data, d, 'model.onnx')))
     if opts.sample:
-        names = sorted(set(names[::SAMPLE_STRIDE]) |
-                       (SAMPLE_EXTRA & set(names)))
+        coverage = op_coverage(opts.data, names, read_list(opts.list))
+        sample = (set(names[::SAMPLE_STRIDE]) | set(coverage.values()) |
+                  (SAMPLE_EXTRA & set(names)))
+        print(f'sample: {len(sample)} tests; every {SAMPLE_STRIDE}th, plus one '
+              f'per op type ({len(coverage)} op types pass on x86-64)')
+        names = sorted(sample)
     if opts.shard:
         index, count = (int(v) for v in opts.shard.split('/'))
         names = names[index::count]

@@ -214,89 +214,190 @@ scanAttr(OnnxNodeContext &ctx, std::string_view key, size_t count) {
   return values;
 }
 
-void lowerScan(OnnxNodeContext &ctx) {
-  if (ctx.opset() < 9)
-    return void(ctx.fail("Scan before opset 9 (batched, with sequence_lens) "
-                         "is not supported; convert the model to opset 9 or "
-                         "later"));
+/// How one (unbatched) Scan runs: opset 9's attributes.
+struct ScanSpec {
+  size_t scanOutputs = 0;
+  std::vector<int64_t> inAxes, inDirections, outAxes, outDirections;
+};
+
+/// Unrolls the body over `sequences` (the scan inputs) from `states`;
+/// returns the final states, then each scan output stacked.
+std::optional<std::vector<Value>> unrollScan(OnnxNodeContext &ctx,
+                                             ScanSpec spec,
+                                             std::vector<Value> states,
+                                             const std::vector<Value> &sequences) {
   GraphBuilder &b = ctx.builder();
-  int64_t scanCount = ctx.attrInt("num_scan_inputs", 0);
-  size_t inputs = ctx.inputCount();
-  if (scanCount < 1 || size_t(scanCount) > inputs)
-    return void(ctx.fail(fmt::format(
-        "num_scan_inputs is {} but the node has {} inputs", scanCount, inputs)));
-  size_t stateCount = inputs - size_t(scanCount);
-  size_t scanOutputs = ctx.outputCount() - std::min(ctx.outputCount(), stateCount);
-  std::optional<std::vector<int64_t>> inAxes =
-      scanAttr(ctx, "scan_input_axes", size_t(scanCount));
-  std::optional<std::vector<int64_t>> inDirections =
-      scanAttr(ctx, "scan_input_directions", size_t(scanCount));
-  std::optional<std::vector<int64_t>> outAxes =
-      scanAttr(ctx, "scan_output_axes", scanOutputs);
-  std::optional<std::vector<int64_t>> outDirections =
-      scanAttr(ctx, "scan_output_directions", scanOutputs);
-  if (!inAxes || !inDirections || !outAxes || !outDirections ||
-      !ctx.requireInputs(inputs))
-    return;
-  std::vector<Value> sequences;
   int64_t length = -1;
-  for (size_t j = 0; j < size_t(scanCount); ++j) {
-    Value x = ctx.input(stateCount + j);
-    std::optional<int64_t> axis = normalizeAxis((*inAxes)[j], x->shape().rank());
-    if (!axis)
-      return void(ctx.fail(fmt::format("scan input {} has no axis {}", j,
-                                       (*inAxes)[j])));
-    (*inAxes)[j] = *axis;
-    int64_t n = x->shape().dim(size_t(*axis));
-    if (length >= 0 && n != length)
-      return void(ctx.fail(fmt::format(
-          "scan inputs have different sequence lengths ({} and {})", length, n)));
+  for (size_t j = 0; j < sequences.size(); ++j) {
+    std::optional<int64_t> axis =
+        normalizeAxis(spec.inAxes[j], sequences[j]->shape().rank());
+    if (!axis) {
+      ctx.fail(fmt::format("scan input {} has no axis {}", j, spec.inAxes[j]));
+      return std::nullopt;
+    }
+    spec.inAxes[j] = *axis;
+    int64_t n = sequences[j]->shape().dim(size_t(*axis));
+    if (length >= 0 && n != length) {
+      ctx.fail(fmt::format(
+          "scan inputs have different sequence lengths ({} and {})", length, n));
+      return std::nullopt;
+    }
     length = n;
-    sequences.push_back(x);
   }
-  if (length > kMaxUnrolledIterations)
-    return void(ctx.fail(fmt::format(
-        "the scan runs {} iterations; kiln unrolls scans up to {}", length,
-        kMaxUnrolledIterations)));
-  std::vector<Value> states;
-  for (size_t i = 0; i < stateCount; ++i)
-    states.push_back(ctx.input(i));
-  std::vector<std::vector<Value>> scans(scanOutputs);
+  if (length > kMaxUnrolledIterations) {
+    ctx.fail(fmt::format("the scan runs {} iterations; kiln unrolls scans up "
+                         "to {}",
+                         length, kMaxUnrolledIterations));
+    return std::nullopt;
+  }
+  if (length == 0 && spec.scanOutputs > 0) {
+    ctx.fail("the scan has no iterations, so the element shape of its scan "
+             "outputs is unknown");
+    return std::nullopt;
+  }
+  size_t stateCount = states.size();
+  std::vector<std::vector<Value>> scans(spec.scanOutputs);
   for (int64_t t = 0; t < length; ++t) {
     std::vector<Value> bodyInputs = states;
     for (size_t j = 0; j < sequences.size(); ++j) {
-      int64_t at = (*inDirections)[j] ? length - 1 - t : t;
-      Value slice = b.sliceDim(sequences[j], (*inAxes)[j], at, at + 1);
-      bodyInputs.push_back(squeezeDims(b, slice, {(*inAxes)[j]}));
+      int64_t at = spec.inDirections[j] ? length - 1 - t : t;
+      Value slice = b.sliceDim(sequences[j], spec.inAxes[j], at, at + 1);
+      bodyInputs.push_back(squeezeDims(b, slice, {spec.inAxes[j]}));
     }
     std::optional<std::vector<Value>> outputs =
         ctx.inlineSubgraph("body", bodyInputs);
     if (!outputs)
-      return;
-    if (outputs->size() != stateCount + scanOutputs)
-      return void(ctx.fail(fmt::format(
-          "the body has {} outputs but the node expects {} states and {} scan "
-          "outputs",
-          outputs->size(), stateCount, scanOutputs)));
+      return std::nullopt;
+    if (outputs->size() != stateCount + spec.scanOutputs) {
+      ctx.fail(fmt::format("the body has {} outputs but the node expects {} "
+                           "states and {} scan outputs",
+                           outputs->size(), stateCount, spec.scanOutputs));
+      return std::nullopt;
+    }
     std::copy_n(outputs->begin(), stateCount, states.begin());
-    for (size_t k = 0; k < scanOutputs; ++k)
+    for (size_t k = 0; k < spec.scanOutputs; ++k)
       scans[k].push_back((*outputs)[stateCount + k]);
   }
-  if (length == 0 && scanOutputs > 0)
-    return void(ctx.fail("the scan has no iterations, so the element shape of "
-                         "its scan outputs is unknown"));
-  for (size_t i = 0; i < stateCount; ++i)
-    ctx.setOutput(i, states[i]);
-  for (size_t k = 0; k < scanOutputs; ++k) {
-    if ((*outDirections)[k])
+  std::vector<Value> results = states;
+  for (size_t k = 0; k < spec.scanOutputs; ++k) {
+    if (spec.outDirections[k])
       std::reverse(scans[k].begin(), scans[k].end());
     int64_t rank = scans[k].front()->shape().rank() + 1;
-    std::optional<int64_t> axis = normalizeAxis((*outAxes)[k], rank);
-    if (!axis)
-      return void(ctx.fail(fmt::format("scan output {} has no axis {}", k,
-                                       (*outAxes)[k])));
-    ctx.setOutput(stateCount + k, stack(b, scans[k], *axis));
+    std::optional<int64_t> axis = normalizeAxis(spec.outAxes[k], rank);
+    if (!axis) {
+      ctx.fail(fmt::format("scan output {} has no axis {}", k,
+                           spec.outAxes[k]));
+      return std::nullopt;
+    }
+    results.push_back(stack(b, scans[k], *axis));
   }
+  return results;
+}
+
+void setAllOutputs(OnnxNodeContext &ctx, const std::vector<Value> &values) {
+  for (size_t i = 0; i < values.size(); ++i)
+    ctx.setOutput(i, values[i]);
+}
+
+/// Opset 9+: states and scan inputs without a batch dimension.
+void lowerScan9(OnnxNodeContext &ctx, size_t stateCount, size_t scanCount) {
+  ScanSpec spec;
+  spec.scanOutputs = ctx.outputCount() - std::min(ctx.outputCount(), stateCount);
+  std::optional<std::vector<int64_t>> inAxes =
+      scanAttr(ctx, "scan_input_axes", scanCount);
+  std::optional<std::vector<int64_t>> inDirections =
+      scanAttr(ctx, "scan_input_directions", scanCount);
+  std::optional<std::vector<int64_t>> outAxes =
+      scanAttr(ctx, "scan_output_axes", spec.scanOutputs);
+  std::optional<std::vector<int64_t>> outDirections =
+      scanAttr(ctx, "scan_output_directions", spec.scanOutputs);
+  if (!inAxes || !inDirections || !outAxes || !outDirections ||
+      !ctx.requireInputs(stateCount + scanCount))
+    return;
+  spec.inAxes = *inAxes;
+  spec.inDirections = *inDirections;
+  spec.outAxes = *outAxes;
+  spec.outDirections = *outDirections;
+  std::vector<Value> states, sequences;
+  for (size_t i = 0; i < stateCount + scanCount; ++i)
+    (i < stateCount ? states : sequences).push_back(ctx.input(i));
+  if (std::optional<std::vector<Value>> results =
+          unrollScan(ctx, spec, states, sequences))
+    setAllOutputs(ctx, *results);
+}
+
+/// Opset 8: input 0 is the optional sequence_lens, and states and scan
+/// inputs carry a leading batch dimension (scan inputs scan along axis 1).
+/// Each batch entry is an opset-9 scan; the results are stacked again.
+void lowerScan8(OnnxNodeContext &ctx, size_t stateCount, size_t scanCount) {
+  GraphBuilder &b = ctx.builder();
+  // Input 0 (sequence_lens) may be absent; the others may not.
+  for (size_t i = 1; i < 1 + stateCount + scanCount; ++i)
+    if (!ctx.hasInput(i))
+      return void(ctx.fail(fmt::format("expected input {} but it is missing", i)));
+  ScanSpec spec;
+  spec.scanOutputs = ctx.outputCount() - std::min(ctx.outputCount(), stateCount);
+  std::optional<std::vector<int64_t>> directions =
+      scanAttr(ctx, "directions", scanCount);
+  if (!directions)
+    return;
+  spec.inAxes.assign(scanCount, 0);
+  spec.inDirections = *directions;
+  spec.outAxes.assign(spec.scanOutputs, 0);
+  spec.outDirections.assign(spec.scanOutputs, 0);
+  Value first = ctx.input(1);
+  int64_t batch = first->shape().rank() > 0 ? first->shape().dim(0) : 0;
+  if (ctx.hasInput(0)) {
+    std::optional<std::vector<int64_t>> lengths =
+        ctx.constantInts(0, "sequence_lens");
+    if (!lengths)
+      return;
+    int64_t full = ctx.input(1 + stateCount)->shape().dim(1);
+    for (int64_t length : *lengths)
+      if (length != full)
+        return void(ctx.fail(fmt::format(
+            "sequence_lens {} is shorter than the sequence ({}); kiln "
+            "supports full-length sequences only",
+            length, full)));
+  }
+  std::vector<std::vector<Value>> perBatch;
+  for (int64_t n = 0; n < batch; ++n) {
+    std::vector<Value> states, sequences;
+    for (size_t i = 0; i < stateCount + scanCount; ++i) {
+      Value x = ctx.input(1 + i);
+      Value entry = squeezeDims(b, b.sliceDim(x, 0, n, n + 1), {0});
+      (i < stateCount ? states : sequences).push_back(entry);
+    }
+    std::optional<std::vector<Value>> results =
+        unrollScan(ctx, spec, states, sequences);
+    if (!results)
+      return;
+    perBatch.push_back(std::move(*results));
+  }
+  if (perBatch.empty())
+    return void(ctx.fail("the scan has an empty batch"));
+  std::vector<Value> stacked;
+  for (size_t k = 0; k < perBatch.front().size(); ++k) {
+    std::vector<Value> entries;
+    for (const std::vector<Value> &results : perBatch)
+      entries.push_back(results[k]);
+    stacked.push_back(stack(b, entries, 0));
+  }
+  setAllOutputs(ctx, stacked);
+}
+
+void lowerScan(OnnxNodeContext &ctx) {
+  int64_t scanCount = ctx.attrInt("num_scan_inputs", 0);
+  size_t dataInputs = ctx.inputCount() - (ctx.opset() < 9 ? 1 : 0);
+  if (scanCount < 1 || ctx.inputCount() == 0 || size_t(scanCount) > dataInputs)
+    return void(ctx.fail(fmt::format(
+        "num_scan_inputs is {} but the node has {} inputs", scanCount,
+        ctx.inputCount())));
+  size_t stateCount = dataInputs - size_t(scanCount);
+  if (ctx.opset() < 9)
+    lowerScan8(ctx, stateCount, size_t(scanCount));
+  else
+    lowerScan9(ctx, stateCount, size_t(scanCount));
 }
 
 const OnnxOpRule kRules[] = {
