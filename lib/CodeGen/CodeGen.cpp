@@ -170,6 +170,8 @@ Expected<CodeGenResult> emitModule(const ir::Module &module,
   const llvm::MCSubtargetInfo *info = machine.getMCSubtargetInfo();
   ctx.setNativeRounding(triple.isAArch64() ||
                         (triple.isX86() && info && info->checkFeatures("+sse4.1")));
+  ctx.setFusedMultiplyAdd(triple.isAArch64() ||
+                          (triple.isX86() && info && info->checkFeatures("+fma")));
   ctx.setEntryArguments(entry->getArg(0), entry->getArg(1), entry->getArg(2));
   for (const ir::Instruction *instruction : buffers.schedule())
     if (Error e = emitInstruction(ctx, *instruction))

@@ -15,6 +15,7 @@
 #include "Emitters.h"
 
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/Intrinsics.h>
 
 #include <algorithm>
 
@@ -80,8 +81,14 @@ DotPlan planDot(const Instruction &instruction) {
   return plan;
 }
 
+/// acc + a * b in dtype's compute type: one fused, singly rounded step on
+/// targets with FMA (EmitterContext::fusedMultiplyAdd), else two.
 Expected<Value *> multiplyAdd(EmitterContext &ctx, const Instruction &inst,
                               DType dtype, Value *acc, Value *a, Value *b) {
+  if (ctx.fusedMultiplyAdd() && ir::isFloat(dtype) && dtype != DType::F16 &&
+      dtype != DType::BF16)
+    return ctx.builder().CreateIntrinsic(llvm::Intrinsic::fma, {acc->getType()},
+                                         {a, b, acc});
   Value *product = emitElementwiseOp(ctx, ir::Opcode::Multiply, dtype, {a, b});
   Value *sum =
       product ? emitElementwiseOp(ctx, ir::Opcode::Add, dtype, {acc, product})

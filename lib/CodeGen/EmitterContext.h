@@ -79,6 +79,13 @@ public:
   /// and the math emitter rounds with integer-free float tricks instead.
   bool nativeRounding() const { return nativeRounding_; }
   void setNativeRounding(bool native) { nativeRounding_ = native; }
+  /// Whether the target has a fused multiply-add instruction (AArch64, x86
+  /// with FMA3). Dot and convolution then accumulate with llvm.fma: the
+  /// product is exact and each step rounds once, which is faster and more
+  /// accurate; without it they multiply and add (two roundings), because a
+  /// libm fma call per step would be far slower.
+  bool fusedMultiplyAdd() const { return fusedMultiplyAdd_; }
+  void setFusedMultiplyAdd(bool fused) { fusedMultiplyAdd_ = fused; }
   unsigned vectorLanes(ir::DType dtype) const;
   /// Bits of one lane of dtype's compute type when vectorized.
   static int64_t computeTypeBits(ir::DType dtype);
@@ -194,6 +201,7 @@ private:
   const CodeGenOptions &options_;
   unsigned vectorBits_;
   bool nativeRounding_ = false;
+  bool fusedMultiplyAdd_ = false;
   llvm::Value *args_ = nullptr, *results_ = nullptr, *arena_ = nullptr;
   std::map<const ir::Instruction *, llvm::GlobalVariable *> constants_;
   std::map<int64_t, llvm::Value *> argPointers_;
