@@ -101,11 +101,15 @@ class Case:
 
 
 def helper_modules(case_path):
-    """The .py files beside a case that belong to no case (no .pbtxt of the same name): modules
-    the NumPy references share (e.g. nn/convref.py), part of every reference's cache key."""
+    """The .py files beside a case that its NumPy reference may use, part of its cache key: those
+    that belong to no case (no .pbtxt of the same name: modules the references share, e.g.
+    nn/convref.py), and another case's reference that this one imports."""
     folder = os.path.dirname(case_path)
+    source = open(case_path[:-len('.pbtxt')] + '.py').read()
+    imported = set(re.findall(r'^\s*(?:from|import)\s+(\w+)', source, re.M))
     return [os.path.join(folder, f) for f in sorted(os.listdir(folder))
-            if f.endswith('.py') and not os.path.exists(os.path.join(folder, f[:-3] + '.pbtxt'))]
+            if f.endswith('.py') and f != os.path.basename(case_path)[:-len('.pbtxt')] + '.py' and
+            (not os.path.exists(os.path.join(folder, f[:-3] + '.pbtxt')) or f[:-3] in imported)]
 
 
 def publish(tmp, cdir):
