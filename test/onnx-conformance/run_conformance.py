@@ -12,7 +12,7 @@ Shapes must match exactly.
 expected_failures.txt lists every test expected not to pass, one per line:
     test_name  category  [# note]
 Categories: unsupported-op:<Op>, not-aot:data-dependent-shape,
-not-aot:strings, not-aot:sequences, not-aot:random, not-aot:control-flow,
+not-aot:strings, not-aot:sequences, not-aot:random,
 training-domain, unsupported-domain, unsupported-dtype, unsupported-opset,
 test-data-mismatch (the test's inputs contradict its model, or a checker in
 KNOWN_DEFECTIVE_DATA proves its expected output wrong and kiln's right),
@@ -105,7 +105,6 @@ UNSUPPORTED_REASONS = [
     ('string tensors', 'not-aot:strings'),
     ('sequence and optional types', 'not-aot:sequences'),
     ('random number generation', 'not-aot:random'),
-    ('control flow', 'not-aot:control-flow'),
     ("is not supported; kiln reads the default", 'unsupported-domain'),
 ]
 
