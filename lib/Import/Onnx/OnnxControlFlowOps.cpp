@@ -28,9 +28,10 @@ namespace kiln::import::onnx {
 
 namespace {
 
+/// Sets the node's outputs to what the inlined subgraph(s) computed.
 void setOutputs(OnnxNodeContext &ctx, const std::vector<Value> &values) {
   if (values.size() != ctx.outputCount()) {
-    ctx.fail(fmt::format("the branch has {} outputs but the node has {}",
+    ctx.fail(fmt::format("the subgraph computes {} outputs but the node has {}",
                          values.size(), ctx.outputCount()));
     return;
   }
@@ -116,9 +117,8 @@ struct LoopState {
 /// Lowers one iteration of the body into `state`; false after an error.
 bool unrollIteration(OnnxNodeContext &ctx, int64_t iteration, LoopState &state) {
   GraphBuilder &b = ctx.builder();
-  std::vector<Value> inputs = {b.ints(ir::DType::S64, {iteration}),
+  std::vector<Value> inputs = {b.scalar(ir::DType::S64, double(iteration)),
                                state.condition};
-  inputs[0] = b.reshape(inputs[0], {});
   inputs.insert(inputs.end(), state.carried.begin(), state.carried.end());
   std::optional<std::vector<Value>> outputs = ctx.inlineSubgraph("body", inputs);
   if (!outputs)
@@ -294,11 +294,6 @@ std::optional<std::vector<Value>> unrollScan(OnnxNodeContext &ctx,
   return results;
 }
 
-void setAllOutputs(OnnxNodeContext &ctx, const std::vector<Value> &values) {
-  for (size_t i = 0; i < values.size(); ++i)
-    ctx.setOutput(i, values[i]);
-}
-
 /// Opset 9+: states and scan inputs without a batch dimension.
 void lowerScan9(OnnxNodeContext &ctx, size_t stateCount, size_t scanCount) {
   ScanSpec spec;
@@ -323,7 +318,7 @@ void lowerScan9(OnnxNodeContext &ctx, size_t stateCount, size_t scanCount) {
     (i < stateCount ? states : sequences).push_back(ctx.input(i));
   if (std::optional<std::vector<Value>> results =
           unrollScan(ctx, spec, states, sequences))
-    setAllOutputs(ctx, *results);
+    setOutputs(ctx, *results);
 }
 
 /// Opset 8: input 0 is the optional sequence_lens, and states and scan
@@ -383,7 +378,7 @@ void lowerScan8(OnnxNodeContext &ctx, size_t stateCount, size_t scanCount) {
       entries.push_back(results[k]);
     stacked.push_back(stack(b, entries, 0));
   }
-  setAllOutputs(ctx, stacked);
+  setOutputs(ctx, stacked);
 }
 
 void lowerScan(OnnxNodeContext &ctx) {
