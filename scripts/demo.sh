@@ -3,7 +3,8 @@
 # as root, e.g. through sudo), builds kiln in ./build, evaluates the shipped
 # HLO sample, compiles a sample for the host and AArch64 and links and runs a
 # C app with it, then does the same with TensorFlow's MNIST softmax example
-# (a GraphDef and its tfcompile config) and prints its test accuracy. Each step is a function; new steps slot into main().
+# (a GraphDef and its tfcompile config) and prints its test accuracy. Each
+# step is a function; new steps slot into main().
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
