@@ -313,16 +313,27 @@ bool checkQuantParams(OnnxNodeContext &ctx, Value x, int64_t axis) {
   return true;
 }
 
+/// Quantize/DequantizeLinear's common checks: x (input 0) and scale
+/// (input 1) present, scale and zero point laid out along one axis. That
+/// axis, or nullopt after recording why not.
+std::optional<int64_t> quantizationOperands(OnnxNodeContext &ctx) {
+  if (!ctx.requireInputs(2))
+    return std::nullopt;
+  Value x = ctx.input(0);
+  std::optional<int64_t> axis = quantizationAxis(ctx, x);
+  if (!axis || !checkQuantParams(ctx, x, *axis))
+    return std::nullopt;
+  return axis;
+}
+
 /// QuantizeLinear (opsets 10, 13): y = saturate(round_half_even(x / scale)
 /// + zero_point) in zero_point's type (uint8 when absent).
 void lowerQuantizeLinear(OnnxNodeContext &ctx) {
   GraphBuilder &b = ctx.builder();
+  std::optional<int64_t> axis = quantizationOperands(ctx);
+  if (!axis)
+    return;
   Value x = ctx.input(0);
-  if (!x || !ctx.input(1))
-    return;
-  std::optional<int64_t> axis = quantizationAxis(ctx, x);
-  if (!axis || !checkQuantParams(ctx, x, *axis))
-    return;
   const std::vector<int64_t> &dims = x->shape().dims();
   ir::DType type =
       ctx.hasInput(2) ? ctx.input(2)->shape().dtype() : ir::DType::U8;
@@ -340,12 +351,10 @@ void lowerQuantizeLinear(OnnxNodeContext &ctx) {
 /// DequantizeLinear (opsets 10, 13): y = (x - zero_point) * scale in f32.
 void lowerDequantizeLinear(OnnxNodeContext &ctx) {
   GraphBuilder &b = ctx.builder();
+  std::optional<int64_t> axis = quantizationOperands(ctx);
+  if (!axis)
+    return;
   Value x = ctx.input(0);
-  if (!x || !ctx.input(1))
-    return;
-  std::optional<int64_t> axis = quantizationAxis(ctx, x);
-  if (!axis || !checkQuantParams(ctx, x, *axis))
-    return;
   const std::vector<int64_t> &dims = x->shape().dims();
   Value y = b.convert(x, ir::DType::F32);
   if (ctx.hasInput(2))
