@@ -96,7 +96,8 @@ std::string nodeName(const onnxpb::NodeProto &node) {
 }
 
 /// Fills the op histogram and collects every op kiln cannot lower, in
-/// `graph` and in the subgraphs of its nodes (If's branches).
+/// `graph` and in the subgraphs of its nodes (If branches, Loop and Scan
+/// bodies).
 void findUnsupported(const onnxpb::GraphProto &graph, SourceSummary &summary,
                      std::vector<UnsupportedOp> &unsupported,
                      std::map<std::string, size_t> &index) {
