@@ -16,6 +16,21 @@ Computation *Module::addComputation(std::unique_ptr<Computation> computation) {
   return computations_.back().get();
 }
 
+Computation *
+Module::addComputationBefore(std::unique_ptr<Computation> computation,
+                             const Computation *before) {
+  auto it = std::find_if(computations_.begin(), computations_.end(),
+                         [&](const std::unique_ptr<Computation> &c) {
+                           return c.get() == before;
+                         });
+  assert(it != computations_.end() && "'before' is not in this module");
+  size_t position = size_t(it - computations_.begin());
+  addComputation(std::move(computation));
+  std::rotate(computations_.begin() + position, computations_.end() - 1,
+              computations_.end());
+  return computations_[position].get();
+}
+
 Computation *Module::addComputation(std::string name) {
   return addComputation(std::make_unique<Computation>(std::move(name)));
 }

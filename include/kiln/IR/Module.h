@@ -31,6 +31,11 @@ public:
   /// names. Computations a fusion calls must be added before the fusion's
   /// computation so the printed text lists callees first.
   Computation *addComputation(std::unique_ptr<Computation> computation);
+  /// Like addComputation, but stores `computation` just before `before`
+  /// (which must be in this module), so a pass can add a callee ahead of
+  /// the computation that will call it.
+  Computation *addComputationBefore(std::unique_ptr<Computation> computation,
+                                    const Computation *before);
   /// Creates and adds an empty computation.
   Computation *addComputation(std::string name);
   /// Removes a computation nothing calls.
