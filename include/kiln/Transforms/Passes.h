@@ -11,7 +11,7 @@ namespace kiln {
 
 /// Adds kiln's default optimization pipeline to `manager`: verify; then
 /// constant-folding, algebraic-simplifier, cse and dce repeated until a
-/// round changes nothing (at most 8 rounds); verify. Every pass preserves
+/// round changes nothing (at most 8 rounds); output-fusion; verify. Every pass preserves
 /// the module's results exactly (no float reassociation). Also registered
 /// as the pass `default-pipeline`.
 void buildDefaultPipeline(PassManager &manager);
