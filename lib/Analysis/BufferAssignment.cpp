@@ -47,6 +47,48 @@ bool isElementalInFusion(Opcode opcode) {
   }
 }
 
+const Instruction *outputFusionContraction(const Instruction &fusion) {
+  const ir::Computation *called = fusion.calledComputation();
+  if (fusion.opcode() != Opcode::Fusion || !called ||
+      fusion.attrs().fusionKind != ir::FusionKind::Output ||
+      fusion.shape().isTuple())
+    return nullptr;
+  const Instruction *root = called->root();
+  if (!ir::isElementwise(root->opcode()))
+    return nullptr;
+  const Instruction *contraction = nullptr;
+  for (const Instruction *inner : called->instructions()) {
+    if (isElementalInFusion(inner->opcode()))
+      continue;
+    if (contraction)
+      return nullptr; // a second materialized instruction
+    contraction = inner;
+  }
+  if (!contraction || (contraction->opcode() != Opcode::Dot &&
+                       contraction->opcode() != Opcode::Convolution))
+    return nullptr;
+  const ir::Shape &shape = contraction->shape();
+  if (shape.isTuple() || shape.dims() != fusion.shape().dims() ||
+      shape.byteSize() != fusion.shape().byteSize())
+    return nullptr;
+  // Every value reading the contraction, transitively, is elementwise (reads
+  // its operands at its own index) and so has the output's dimensions.
+  std::vector<const Instruction *> work{contraction};
+  std::set<const Instruction *> seen{contraction};
+  while (!work.empty()) {
+    const Instruction *value = work.back();
+    work.pop_back();
+    for (const Instruction *user : value->users()) {
+      if (!ir::isElementwise(user->opcode()) ||
+          user->shape().dims() != shape.dims())
+        return nullptr;
+      if (seen.insert(user).second)
+        work.push_back(user);
+    }
+  }
+  return seen.count(root) ? contraction : nullptr;
+}
+
 static int64_t alignTo(int64_t value, int64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }
@@ -67,9 +109,10 @@ class Builder {
 public:
   Builder(const ir::Computation &entry, std::map<ValueRef, BufferSlice> &slices,
           std::vector<ValueRef> &results, std::vector<WriteBack> &writeBacks,
-          std::map<ValueRef, std::pair<int64_t, int64_t>> &ranges)
+          std::map<ValueRef, std::pair<int64_t, int64_t>> &ranges,
+          std::map<ValueRef, ValueRef> &inPlace)
       : entry_(entry), slices_(slices), results_(results),
-        writeBacks_(writeBacks), ranges_(ranges) {}
+        writeBacks_(writeBacks), ranges_(ranges), inPlace_(inPlace) {}
 
   Expected<int64_t> run(std::vector<const Instruction *> &schedule,
                         const std::vector<ArgWriteBack> &specs);
@@ -94,6 +137,7 @@ private:
   std::vector<ValueRef> arenaOrder_; // candidates in discovery order
   std::set<ValueRef> fixedRange_;    // fused values: live only in the fusion
   std::vector<const Instruction *> fusions_;
+  std::map<ValueRef, ValueRef> &inPlace_; // contraction -> its fusion
 };
 } // namespace
 
@@ -154,7 +198,13 @@ Error Builder::classifyFusion(const Instruction *fusion, int64_t position) {
       roots.push_back(op);
   else
     roots.push_back(called->root());
+  // Computed straight into the fusion's output (aliasFusionRoots).
+  const Instruction *inPlace = outputFusionContraction(*fusion);
+  if (inPlace)
+    inPlace_[{inPlace, -1}] = {fusion, -1};
   for (const Instruction *inner : called->instructions()) {
+    if (inner == inPlace)
+      continue;
     if (inner->opcode() == Opcode::Constant) {
       slices_[{inner, -1}] = {BufferKind::Constant, 0, 0,
                               inner->shape().byteSize()};
@@ -317,8 +367,11 @@ int64_t Builder::placeArena() {
   return arenaBytes;
 }
 
-/// A materialized fused root is written straight into the fusion's slice.
+/// A materialized fused root is written straight into the fusion's slice,
+/// and so is an output fusion's contraction.
 void Builder::aliasFusionRoots() {
+  for (const auto &[contraction, fusion] : inPlace_)
+    slices_[contraction] = slices_[fusion];
   for (const Instruction *fusion : fusions_) {
     const Instruction *root = fusion->calledComputation()->root();
     if (root->opcode() == Opcode::Tuple) {
@@ -367,7 +420,7 @@ BufferAssignment::build(const ir::Module &module,
                      module.name());
   BufferAssignment result;
   Builder builder(*entry, result.slices_, result.results_, result.writeBacks_,
-                  result.liveRanges_);
+                  result.liveRanges_, result.inPlace_);
   Expected<int64_t> bytes = builder.run(result.schedule_, writeBacks);
   if (!bytes)
     return bytes.takeError();
@@ -420,6 +473,12 @@ std::string BufferAssignment::toString() const {
                    [](const auto &a, const auto &b) { return a.first < b.first; });
   for (const auto &[key, value] : order) {
     const BufferSlice &s = slices_.at(value);
+    auto inPlace = inPlace_.find(value);
+    if (inPlace != inPlace_.end()) {
+      out += fmt::format("{}: in place in {}\n", valueName(value),
+                         valueName(inPlace->second));
+      continue;
+    }
     auto range = liveRange(value);
     std::string live = range.first < 0 ? std::string()
                                        : fmt::format(" live [{}, {}]",

@@ -42,8 +42,17 @@ struct BufferSlice {
 /// fusion (elementwise ops, iota, constant, parameter and the index-only
 /// data movement ops). Other fused instructions (reduce, dot, sort, ...)
 /// are materialized: buffer assignment gives them arena bytes of their own,
-/// live only while their fusion runs.
+/// live only while their fusion runs, except the contraction of an output
+/// fusion (see outputFusionContraction).
 bool isElementalInFusion(ir::Opcode opcode);
+
+/// The dot or convolution of a kOutput fusion that is computed straight
+/// into the fusion's output buffer, or nullptr. That is the case when it is
+/// the fusion's only materialized instruction, has the output's dimensions
+/// and byte size, and only elementwise ops (of the same dimensions) use it,
+/// transitively, up to an elemental root: then every output element reads
+/// the contraction at its own position only, so the chain can run in place.
+const ir::Instruction *outputFusionContraction(const ir::Instruction &fusion);
 
 
 /// Root element `result` (its index among the root's array values) is the
@@ -109,7 +118,8 @@ public:
   /// Argument write-backs, in the order given to build().
   const std::vector<WriteBack> &writeBacks() const { return writeBacks_; }
 
-  /// One line per value: "%name: arena [offset, offset+bytes) live [a, b]".
+  /// One line per value: "%name: arena [offset, offset+bytes) live [a, b]";
+  /// an output-fusion contraction: "%name: in place in %fusion".
   std::string toString() const;
 
 private:
@@ -118,6 +128,8 @@ private:
   std::vector<WriteBack> writeBacks_;
   std::vector<const ir::Instruction *> schedule_;
   std::map<ValueRef, std::pair<int64_t, int64_t>> liveRanges_;
+  /// Output-fusion contractions -> the fusion whose output they share.
+  std::map<ValueRef, ValueRef> inPlace_;
   int64_t arenaBytes_ = 0;
 };
 
