@@ -14,7 +14,6 @@
 
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
-#include <llvm/MC/MCSubtargetInfo.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Triple.h>
@@ -57,25 +56,11 @@ Error emitParameter(EmitterContext &, const ir::Instruction &) {
   return Error::success(); // lives in the caller's argument buffer
 }
 
-Error emitConstant(EmitterContext &ctx, const ir::Instruction &instruction) {
-  // Scalars fold into their users as immediates; arrays are globals.
-  if (instruction.shape().numElements() != 1)
-    ctx.constantGlobal(instruction);
+Error emitConstant(EmitterContext &, const ir::Instruction &) {
+  // Scalars fold into their users as immediates; arrays become globals on
+  // first use, so weights a kernel packs at compile time are stored once,
+  // in the packed layout.
   return Error::success();
-}
-
-/// Widest vector register: taken from the subtarget's features, because
-/// the TTI answer depends on tuning preferences (prefer-vector-width).
-static unsigned targetVectorBits(llvm::TargetMachine &machine) {
-  const llvm::Triple &triple = machine.getTargetTriple();
-  const llvm::MCSubtargetInfo *info = machine.getMCSubtargetInfo();
-  if (triple.isX86() && info) {
-    if (info->checkFeatures("+avx512f"))
-      return 512;
-    if (info->checkFeatures("+avx"))
-      return 256;
-  }
-  return 128; // SSE2 and NEON
 }
 
 /// Copies `source` into `target` with a generated loop (never a memcpy
@@ -164,14 +149,9 @@ Expected<CodeGenResult> emitModule(const ir::Module &module,
   llvm::Function *entry = createEntryFunction(*llvmModule, options, machine);
 
   llvm::IRBuilder<> builder(llvm::BasicBlock::Create(context, "entry", entry));
-  EmitterContext ctx(*llvmModule, builder, buffers, options,
-                     targetVectorBits(machine));
-  const llvm::Triple &triple = machine.getTargetTriple();
-  const llvm::MCSubtargetInfo *info = machine.getMCSubtargetInfo();
-  ctx.setNativeRounding(triple.isAArch64() ||
-                        (triple.isX86() && info && info->checkFeatures("+sse4.1")));
-  ctx.setFusedMultiplyAdd(triple.isAArch64() ||
-                          (triple.isX86() && info && info->checkFeatures("+fma")));
+  TargetInfo target = TargetInfo::fromMachine(machine);
+  EmitterContext ctx(*llvmModule, builder, buffers, options, target);
+  ctx.setEntryFunction(entry);
   ctx.setEntryArguments(entry->getArg(0), entry->getArg(1), entry->getArg(2));
   for (const ir::Instruction *instruction : buffers.schedule())
     if (Error e = emitInstruction(ctx, *instruction))
@@ -191,6 +171,8 @@ Expected<CodeGenResult> emitModule(const ir::Module &module,
   CodeGenResult result;
   result.module = std::move(llvmModule);
   result.weightsBytes = ctx.weightsBytes();
+  result.kernels = ctx.kernelRecords();
+  result.targetDescription = target.describe();
   return result;
 }
 

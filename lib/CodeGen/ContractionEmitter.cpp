@@ -1,6 +1,8 @@
 //===- ContractionEmitter.cpp - dot and convolution -----------------------===//
 //
-// Correctness-first kernels (no register blocking yet). Every output element
+// The generic dot and convolution: what runs when no kernel of
+// lib/CodeGen/Kernels applies (integer and half types, layouts the kernels
+// do not read, run-time weights of a convolution). Every output element
 // sums its products in row-major order of the contracted dimensions, starting
 // from zero, so results match a naive reference bit for bit where the
 // arithmetic is exact and within rounding otherwise.
@@ -13,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 #include "ComputeHelpers.h"
 #include "Emitters.h"
+#include "Kernels/Kernels.h"
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Intrinsics.h>
@@ -190,6 +193,11 @@ Error emitDotRows(EmitterContext &ctx, const Instruction &instruction,
 } // namespace
 
 Error emitDot(EmitterContext &ctx, const Instruction &instruction) {
+  Expected<bool> kernel = kernels::emitDotKernel(ctx, instruction, nullptr);
+  if (!kernel)
+    return kernel.takeError();
+  if (*kernel)
+    return Error::success();
   DotPlan plan = planDot(instruction);
   if (rowKernelApplies(ctx, instruction, plan))
     return emitDotRows(ctx, instruction, plan);
@@ -388,6 +396,12 @@ Error emitConvolution(EmitterContext &ctx, const Instruction &instruction) {
               ctx.computeType(instruction.shape().dtype()));
         });
   }
+  Expected<bool> kernel =
+      kernels::emitConvolutionKernel(ctx, instruction, nullptr);
+  if (!kernel)
+    return kernel.takeError();
+  if (*kernel)
+    return Error::success();
   if (convRowsApply(ctx, instruction))
     return emitConvRows(ctx, instruction, plan);
   DType dtype = instruction.shape().dtype();

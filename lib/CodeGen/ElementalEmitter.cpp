@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Emitters.h"
+#include "Kernels/Kernels.h"
 
 #include <llvm/IR/Constants.h>
 
@@ -280,6 +281,13 @@ Error emitElemental(EmitterContext &ctx, const Instruction &instruction) {
 /// Materialized fused instructions are emitted in order by their own
 /// emitters; then one loop per elemental root element writes the output.
 Error emitFusion(EmitterContext &ctx, const Instruction &fusion) {
+  // An output fusion runs as one contraction kernel with its chain applied
+  // in registers, when a kernel applies.
+  Expected<bool> kernel = kernels::emitOutputFusionKernel(ctx, fusion);
+  if (!kernel)
+    return kernel.takeError();
+  if (*kernel)
+    return Error::success();
   const ir::Computation *called = fusion.calledComputation();
   ctx.bindFusion(fusion);
   for (const Instruction *inner : called->instructions()) {

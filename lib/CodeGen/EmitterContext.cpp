@@ -23,13 +23,13 @@ int64_t BufferRef::numElements() const {
 EmitterContext::EmitterContext(llvm::Module &module, llvm::IRBuilder<> &builder,
                                const analysis::BufferAssignment &buffers,
                                const CodeGenOptions &options,
-                               unsigned vectorBits)
+                               const TargetInfo &target)
     : module_(module), builder_(builder), buffers_(buffers), options_(options),
-      vectorBits_(vectorBits) {}
+      target_(target) {}
 
 unsigned EmitterContext::vectorLanes(DType dtype) const {
   unsigned bits = unsigned(computeTypeBits(dtype));
-  return std::max(1u, vectorBits_ / bits);
+  return std::max(1u, target_.vectorBits / bits);
 }
 
 int64_t EmitterContext::computeTypeBits(DType dtype) {
@@ -232,6 +232,9 @@ Value *EmitterContext::splat(Value *value, unsigned lanes) {
 
 Expected<Value *> EmitterContext::elementOf(const ir::Instruction &value,
                                             const ElementIndex &index) {
+  auto overridden = overrides_.find(&value);
+  if (overridden != overrides_.end())
+    return overridden->second;
   ValueRef ref = resolve({&value, -1});
   const ir::Instruction &target = *ref.instruction;
   if (target.opcode() == ir::Opcode::Constant &&

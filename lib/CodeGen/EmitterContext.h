@@ -23,6 +23,7 @@
 
 #include "kiln/Analysis/BufferAssignment.h"
 #include "kiln/CodeGen/CodeGen.h"
+#include "kiln/CodeGen/TargetInfo.h"
 #include "kiln/IR/Module.h"
 #include "kiln/Support/Error.h"
 
@@ -61,7 +62,7 @@ class EmitterContext {
 public:
   EmitterContext(llvm::Module &module, llvm::IRBuilder<> &builder,
                  const analysis::BufferAssignment &buffers,
-                 const CodeGenOptions &options, unsigned vectorBits);
+                 const CodeGenOptions &options, const TargetInfo &target);
 
   llvm::IRBuilder<> &builder() { return builder_; }
   /// The entry's arena pointer (set by setEntryArguments).
@@ -71,21 +72,21 @@ public:
   const CodeGenOptions &options() const { return options_; }
   const analysis::BufferAssignment &buffers() const { return buffers_; }
 
+  /// What the kernels choose from: vector width, registers, FMA, caches.
+  const TargetInfo &target() const { return target_; }
   /// Widest vector register of the target in bits (512 avx512f, 256 avx,
   /// 128 SSE/NEON) and how many elements of `dtype`'s compute type fit.
-  unsigned vectorBits() const { return vectorBits_; }
+  unsigned vectorBits() const { return target_.vectorBits; }
   /// Whether llvm.floor/ceil/trunc/roundeven are single instructions on the
   /// target (AArch64, x86 with SSE4.1); otherwise they would be libm calls
   /// and the math emitter rounds with integer-free float tricks instead.
-  bool nativeRounding() const { return nativeRounding_; }
-  void setNativeRounding(bool native) { nativeRounding_ = native; }
+  bool nativeRounding() const { return target_.nativeRounding; }
   /// Whether the target has a fused multiply-add instruction (AArch64, x86
   /// with FMA3). Dot and convolution then accumulate with llvm.fma: the
   /// product is exact and each step rounds once, which is faster and more
   /// accurate; without it they multiply and add (two roundings), because a
   /// libm fma call per step would be far slower.
-  bool fusedMultiplyAdd() const { return fusedMultiplyAdd_; }
-  void setFusedMultiplyAdd(bool fused) { fusedMultiplyAdd_ = fused; }
+  bool fusedMultiplyAdd() const { return target_.fma; }
   unsigned vectorLanes(ir::DType dtype) const;
   /// Bits of one lane of dtype's compute type when vectorized.
   static int64_t computeTypeBits(ir::DType dtype);
@@ -105,6 +106,11 @@ public:
   /// Whether `value` has memory of its own (top-level values, fusion
   /// parameters, values materialized inside a fusion).
   bool isMaterialized(analysis::ValueRef value) const;
+  /// The instruction whose value `value` is: itself, or for a fusion
+  /// parameter the fusion's operand (and through get-tuple-element).
+  const ir::Instruction &underlying(const ir::Instruction &value) const {
+    return *resolve({&value, -1}).instruction;
+  }
   /// Typed view of the memory holding `value` (resolving get-tuple-element
   /// and fusion parameters). Precondition: isMaterialized(value).
   BufferRef buffer(analysis::ValueRef value);
@@ -183,6 +189,30 @@ public:
   void bindFusion(const ir::Instruction &fusion);
   void unbindFusion(const ir::Instruction &fusion);
 
+  // --- Kernels (lib/CodeGen/Kernels) ---------------------------------------
+  /// While a kernel applies a fusion's epilogue to accumulators in
+  /// registers: elementOf(value) returns `replacement` (a compute value of
+  /// the lanes being produced) instead of loading or generating it.
+  void setOverride(const ir::Instruction &value, llvm::Value *replacement) {
+    overrides_[&value] = replacement;
+  }
+  void clearOverrides() { overrides_.clear(); }
+  /// Kernel functions by structural key, so layers of the same shape and
+  /// epilogue share one function; packed weights by constant and layout.
+  std::map<std::string, llvm::Function *> &kernelFunctions() {
+    return kernelFunctions_;
+  }
+  std::map<std::string, llvm::GlobalVariable *> &packedWeights() {
+    return packedWeights_;
+  }
+  /// Counts bytes of constant data emitted outside constantGlobal.
+  void addWeightsBytes(int64_t bytes) { weightsBytes_ += bytes; }
+  /// The tile choices of every kernel, for the manifest and report.
+  std::vector<KernelRecord> &kernelRecords() { return kernelRecords_; }
+  /// The entry function (kernels copy its target attributes).
+  llvm::Function *entryFunction() const { return entry_; }
+  void setEntryFunction(llvm::Function *entry) { entry_ = entry; }
+
   /// Constant globals, created on first use (private, unnamed_addr, 64-byte
   /// aligned); the total bytes are reported as weightsBytes.
   llvm::GlobalVariable *constantGlobal(const ir::Instruction &constant);
@@ -199,9 +229,7 @@ private:
   llvm::IRBuilder<> &builder_;
   const analysis::BufferAssignment &buffers_;
   const CodeGenOptions &options_;
-  unsigned vectorBits_;
-  bool nativeRounding_ = false;
-  bool fusedMultiplyAdd_ = false;
+  const TargetInfo &target_;
   llvm::Value *args_ = nullptr, *results_ = nullptr, *arena_ = nullptr;
   std::map<const ir::Instruction *, llvm::GlobalVariable *> constants_;
   std::map<int64_t, llvm::Value *> argPointers_;
@@ -209,6 +237,11 @@ private:
   // Inner parameter -> fusion operand; inner root -> fusion (aliases).
   std::map<const ir::Instruction *, const ir::Instruction *> fusionParams_;
   int64_t weightsBytes_ = 0;
+  std::map<const ir::Instruction *, llvm::Value *> overrides_;
+  std::map<std::string, llvm::Function *> kernelFunctions_;
+  std::map<std::string, llvm::GlobalVariable *> packedWeights_;
+  std::vector<KernelRecord> kernelRecords_;
+  llvm::Function *entry_ = nullptr;
 };
 
 /// One emitter per opcode: emits code computing `instruction` into

@@ -32,10 +32,24 @@ struct CodeGenOptions {
   bool fastMath = false;
 };
 
+/// One contraction kernel as code generation chose it (reported in the
+/// manifest): which instruction, which kernel, and its register tile.
+struct KernelRecord {
+  std::string instruction; // the dot, convolution or fusion it computes
+  std::string kernel;      // "gemm", "gemm-skinny", "conv-gemm", "depthwise"
+  std::string function;    // the LLVM function (shared by equal shapes)
+  int64_t m = 0, n = 0, k = 0;
+  int64_t mr = 0, nr = 0, kc = 0, mc = 0;
+  bool packedWeights = false; // the right operand was packed at compile time
+  std::string epilogue;       // the fused ops applied in registers
+};
+
 struct CodeGenResult {
   std::unique_ptr<llvm::Module> module;
   std::vector<std::string> requiredSymbols; // external symbols it calls
   int64_t weightsBytes = 0;                 // bytes of constant data
+  std::vector<KernelRecord> kernels;        // contraction kernels chosen
+  std::string targetDescription;            // TargetInfo::describe()
 };
 
 /// Emits LLVM IR for `module`, using the target's data layout and vector

@@ -1,0 +1,51 @@
+//===- ConvGeometry.h - Convolutions as the kernels see them ----*- C++ -*-===//
+//
+// The convolution kernels need the output in batch, spatial..., feature
+// order (so output pixels are rows of a matrix with unit-stride features)
+// and input features innermost (so a pixel's channels are contiguous).
+// Input batch and spatial dimensions may come in any order; window
+// strides, padding, both dilations and feature groups are all honoured.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_LIB_CODEGEN_KERNELS_CONVGEOMETRY_H
+#define KILN_LIB_CODEGEN_KERNELS_CONVGEOMETRY_H
+
+#include "../EmitterContext.h"
+
+#include <optional>
+#include <vector>
+
+namespace kiln::codegen::kernels {
+
+struct ConvGeometry {
+  int64_t groups = 1, inPerGroup = 0, outFeatures = 0, outPerGroup = 0;
+  int64_t inBatchStride = 0;
+  std::vector<int64_t> inSizes, inStrides; // per spatial dimension
+  std::vector<int64_t> outSizes;           // per spatial dimension
+  std::vector<int64_t> kernelSizes;        // per spatial dimension
+  std::vector<ir::WindowDim> window;
+  int64_t taps = 1;   // product of kernelSizes
+  int64_t pixels = 0; // batch * product of outSizes (rows of the output)
+};
+
+/// The geometry when the layout fits (see above), else nullopt.
+std::optional<ConvGeometry> convGeometry(const ir::Instruction &convolution);
+
+/// Where output position `out` with kernel tap `tap` reads the input along
+/// one spatial dimension: the input index and whether it exists (false in
+/// padding and in the holes of lhs dilation). `index` is only meaningful
+/// when valid.
+struct InputPosition {
+  llvm::Value *index = nullptr;
+  llvm::Value *valid = nullptr;
+};
+InputPosition inputPosition(EmitterContext &ctx, const ir::WindowDim &window,
+                            int64_t inSize, llvm::Value *out, llvm::Value *tap);
+
+/// Splits `linear` into row-major indices over `sizes`.
+std::vector<llvm::Value *> splitIndex(EmitterContext &ctx, llvm::Value *linear,
+                                      const std::vector<int64_t> &sizes);
+
+} // namespace kiln::codegen::kernels
+
+#endif // KILN_LIB_CODEGEN_KERNELS_CONVGEOMETRY_H

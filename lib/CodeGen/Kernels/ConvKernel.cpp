@@ -1,0 +1,220 @@
+//===- ConvKernel.cpp - convolution as an implicit GEMM --------------------===//
+//
+// Output pixels are the rows of a GEMM, output features its columns, and K
+// runs over (kernel tap, input feature of the group). The weights are
+// packed at compile time into the GEMM's panel layout. For each tile and
+// tap the micro-kernel gets one row pointer per pixel, into the input or,
+// where the tap falls into padding or a hole of lhs dilation (transposed
+// convolution), into a row of zeros: padding costs a select per pixel and
+// tap, never a branch in the inner loop. A 1x1, stride-1, unpadded
+// convolution on dense NHWC data is a plain GEMM over pixels.
+// Groups run one GEMM each; depthwise convolutions have their own kernel.
+//
+//===----------------------------------------------------------------------===//
+#include "ConvGeometry.h"
+#include "Gemm.h"
+#include "KernelSupport.h"
+#include "Kernels.h"
+#include "PackedWeights.h"
+
+#include <fmt/format.h>
+
+namespace kiln::codegen::kernels {
+
+using ir::Instruction;
+using llvm::Value;
+
+namespace {
+
+/// Row pointers of output pixels for one kernel tap.
+class ConvRows final : public RowSource {
+public:
+  ConvRows(ir::DType dtype, const ConvGeometry &g, Value *input, Value *zero)
+      : dtype_(dtype), g_(g), input_(input), zero_(zero) {
+    segments = g.taps;
+    segmentLength = g.inPerGroup;
+    kStride = 1;
+    pixelSizes_.push_back(0); // the batch: whatever is left
+    pixelSizes_.insert(pixelSizes_.end(), g.outSizes.begin(), g.outSizes.end());
+  }
+
+  std::vector<Value *> rows(EmitterContext &ctx, Value *firstRow, int64_t count,
+                            Value *segment) const override {
+    llvm::IRBuilder<> &b = ctx.builder();
+    std::vector<Value *> tap = splitIndex(ctx, segment, g_.kernelSizes);
+    std::vector<Value *> pointers;
+    for (int64_t r = 0; r < count; ++r) {
+      std::vector<Value *> pixel =
+          splitIndex(ctx, b.CreateNUWAdd(firstRow, ctx.i64(r)), pixelSizes_);
+      Value *offset = b.CreateMul(pixel[0], ctx.i64(g_.inBatchStride));
+      Value *valid = b.getTrue();
+      for (size_t s = 0; s < g_.outSizes.size(); ++s) {
+        InputPosition at = inputPosition(ctx, g_.window[s], g_.inSizes[s],
+                                         pixel[s + 1], tap[s]);
+        valid = b.CreateAnd(valid, at.valid);
+        offset = b.CreateAdd(offset, b.CreateMul(at.index, ctx.i64(g_.inStrides[s])));
+      }
+      // Not inbounds: the offset is garbage where the tap is invalid.
+      Value *address = b.CreateGEP(ctx.storageType(dtype_), input_, offset);
+      pointers.push_back(b.CreateSelect(valid, address, zero_));
+    }
+    return pointers;
+  }
+
+private:
+  ir::DType dtype_;
+  const ConvGeometry &g_;
+  Value *input_, *zero_;
+  std::vector<int64_t> pixelSizes_;
+};
+
+/// A 1x1 window with unit stride, no padding and no dilation.
+bool isPointwise(const ConvGeometry &g) {
+  for (const ir::WindowDim &w : g.window)
+    if (w.size != 1 || w.stride != 1 || w.padLow != 0 || w.padHigh != 0 ||
+        w.baseDilation != 1 || w.windowDilation != 1)
+      return false;
+  return true;
+}
+
+/// Input pixels are rows of `inFeatures` elements, in output pixel order.
+bool isDenseNhwc(const Instruction &conv) {
+  const auto &dn = conv.attrs().conv;
+  if (dn.inputBatch != 0)
+    return false;
+  for (size_t s = 0; s < dn.inputSpatial.size(); ++s)
+    if (dn.inputSpatial[s] != int64_t(s) + 1)
+      return false;
+  return true;
+}
+
+bool kernelDtype(const Instruction &conv) {
+  ir::DType dtype = conv.shape().dtype();
+  return (dtype == ir::DType::F32 || dtype == ir::DType::F64) &&
+         conv.operand(0)->shape().dtype() == dtype &&
+         conv.operand(1)->shape().dtype() == dtype;
+}
+
+std::string windowKey(const ConvGeometry &g) {
+  std::string key;
+  for (size_t s = 0; s < g.window.size(); ++s) {
+    const ir::WindowDim &w = g.window[s];
+    key += fmt::format("[{}:{}->{} k{} s{} p{} d{},{} is{}]", g.inSizes[s],
+                       g.outSizes[s], g.outSizes[s], w.size, w.stride, w.padLow,
+                       w.baseDilation, w.windowDilation, g.inStrides[s]);
+  }
+  return key;
+}
+
+} // namespace
+
+Expected<bool> emitConvolutionKernel(EmitterContext &ctx,
+                                     const Instruction &conv,
+                                     const Instruction *fusion) {
+  if (!kernelDtype(conv))
+    return false;
+  std::optional<ConvGeometry> geometry = convGeometry(conv);
+  if (!geometry || geometry->pixels == 0 || geometry->outFeatures == 0 ||
+      geometry->inPerGroup == 0)
+    return false;
+  const ConvGeometry &g = *geometry;
+  if (g.groups > 1 && g.inPerGroup == 1 && g.outPerGroup == 1)
+    if (Expected<bool> done = emitDepthwiseKernel(ctx, conv, fusion); !done || *done)
+      return done;
+  const Instruction *weights = constantSource(ctx, *conv.operand(1));
+  std::optional<BufferRef> input = ctx.operandBuffer(conv, 0);
+  if (!weights || !input)
+    return false;
+  std::optional<Epilogue> epilogue =
+      fusion ? Epilogue::analyze(*fusion, conv) : Epilogue();
+  if (!epilogue)
+    return false;
+
+  ir::DType dtype = conv.shape().dtype();
+  const auto &dn = conv.attrs().conv;
+  const ir::Shape &kernelShape = conv.operand(1)->shape();
+  int64_t k = g.taps * g.inPerGroup;
+  GemmShape shape;
+  shape.dtype = dtype;
+  shape.m = g.pixels;
+  shape.n = g.outPerGroup;
+  shape.ldc = g.outFeatures;
+  shape.packedB = true;
+  shape.tile = gemmTileFor(ctx, dtype, k);
+  const GemmTile &tile = shape.tile;
+  int64_t groupStride = (g.outPerGroup + tile.nr - 1) / tile.nr * tile.nr * k;
+
+  // Packed [group][panel][tap, ci][nr]: K runs over taps, then features.
+  std::vector<int64_t> kDims(dn.kernelSpatial.begin(), dn.kernelSpatial.end());
+  kDims.push_back(dn.kernelInputFeature);
+  std::vector<int64_t> outOffsets =
+      dimOffsets(kernelShape, {dn.kernelOutputFeature});
+  std::vector<int64_t> groupOffsets, columnOffsets(
+      outOffsets.begin(), outOffsets.begin() + g.outPerGroup);
+  for (int64_t group = 0; group < g.groups; ++group)
+    groupOffsets.push_back(outOffsets[size_t(group * g.outPerGroup)]);
+  Value *packed = packPanels(ctx, *weights, groupOffsets,
+                             dimOffsets(kernelShape, kDims), columnOffsets,
+                             tile.nr);
+  bool pointwise = isPointwise(g) && isDenseNhwc(conv);
+  Value *zero = zeroRow(ctx, dtype, g.inPerGroup);
+
+  std::vector<Value *> args{ctx.outputBuffer(fusion ? *fusion : conv).address,
+                            input->address, packed};
+  for (Value *leaf : epilogue->leafPointers(ctx))
+    args.push_back(leaf);
+  std::string key = fmt::format(
+      "conv {} px{} g{} ci{} co{} bs{} {} {} tile{}x{}/{} | {}",
+      ir::dtypeName(dtype), g.pixels, g.groups, g.inPerGroup, g.outPerGroup,
+      g.inBatchStride, windowKey(g), pointwise ? "pointwise" : "taps", tile.mr,
+      tile.nr, tile.mc, epilogue->key());
+  Expected<llvm::Function *> function = kernelFunction(
+      ctx, key, args.size(), [&](llvm::Function &f) -> Error {
+        std::vector<Value *> leaves;
+        for (size_t i = 3; i < args.size(); ++i)
+          leaves.push_back(f.getArg(unsigned(i)));
+        auto perGroup = [&](Value *group) -> Error {
+          llvm::IRBuilder<> &b = ctx.builder();
+          Value *firstFeature = b.CreateNUWMul(group, ctx.i64(g.outPerGroup));
+          Value *in = offsetPointer(
+              ctx, dtype, f.getArg(1),
+              b.CreateNUWMul(group, ctx.i64(g.inPerGroup)));
+          StridedRows dense(dtype, in, g.inPerGroup * g.groups, k, 1);
+          ConvRows taps(dtype, g, in, zero);
+          GemmOperands operands;
+          operands.a = pointwise ? static_cast<const RowSource *>(&dense) : &taps;
+          operands.b = offsetPointer(ctx, dtype, f.getArg(2),
+                                     b.CreateNUWMul(group, ctx.i64(groupStride)));
+          operands.c = offsetPointer(ctx, dtype, f.getArg(0), firstFeature);
+          operands.linearBase = firstFeature;
+          operands.featureBase = firstFeature;
+          operands.leaves = leaves;
+          return emitGemm(ctx, shape, operands, *epilogue);
+        };
+        if (g.groups == 1)
+          return perGroup(ctx.i64(0));
+        return emitRangeLoop(ctx, ctx.i64(0), ctx.i64(g.groups), 1, perGroup,
+                             "conv.group");
+      });
+  if (!function)
+    return function.takeError();
+  ctx.builder().CreateCall(*function, args);
+
+  KernelRecord record;
+  record.instruction = (fusion ? fusion : &conv)->name();
+  record.kernel = pointwise ? "conv-pointwise" : "conv-implicit-gemm";
+  record.function = (*function)->getName().str();
+  record.m = g.pixels;
+  record.n = g.outFeatures;
+  record.k = k;
+  record.mr = tile.mr;
+  record.nr = tile.nr;
+  record.kc = tile.kc;
+  record.mc = tile.mc;
+  record.packedWeights = true;
+  record.epilogue = epilogue->describe();
+  ctx.kernelRecords().push_back(record);
+  return true;
+}
+
+} // namespace kiln::codegen::kernels

@@ -1,0 +1,235 @@
+//===- DepthwiseKernel.cpp - depthwise convolution ------------------------===//
+//
+// One output feature per input feature (feature_group_count = channels,
+// multiplier 1) has no reduction over features, so a GEMM would waste its
+// tile. This kernel vectorizes along the channels instead: a register tile
+// of T output columns by one channel vector accumulates every kernel tap
+// (taps unrolled), loading one weight vector per tap and one input vector
+// per pixel and tap. Padding taps read a row of zeros (a select per pixel
+// and tap, hoisted out of the channel loop), so the loop has no branches.
+//
+//===----------------------------------------------------------------------===//
+#include "ConvGeometry.h"
+#include "Epilogue.h"
+#include "KernelSupport.h"
+#include "Kernels.h"
+#include "PackedWeights.h"
+
+#include <llvm/IR/Constants.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace kiln::codegen::kernels {
+
+using ir::Instruction;
+using llvm::Value;
+
+namespace {
+
+class DepthwiseEmitter {
+public:
+  DepthwiseEmitter(EmitterContext &ctx, const ConvGeometry &g, ir::DType dtype,
+                   const Epilogue &epilogue, int64_t tile)
+      : ctx_(ctx), b_(ctx.builder()), g_(g), dtype_(dtype),
+        epilogue_(epilogue), tile_(tile),
+        lanes_(ctx.target().lanes(int64_t(ir::byteSize(dtype)))),
+        channels_(g.groups) {
+    paddedChannels_ = (channels_ + lanes_ - 1) / lanes_ * lanes_;
+    width_ = g.outSizes.back();
+    rowSizes_.push_back(0); // the batch: whatever is left
+    rowSizes_.insert(rowSizes_.end(), g.outSizes.begin(), g.outSizes.end() - 1);
+  }
+
+  int64_t paddedChannels() const { return paddedChannels_; }
+  Error emit(llvm::Function &f);
+
+private:
+  Error emitTile(Value *row, Value *column0, int64_t columns);
+  Error emitChannels(const std::vector<std::vector<Value *>> &inputs,
+                     Value *linear0, Value *channel, int64_t valid,
+                     int64_t columns);
+
+  EmitterContext &ctx_;
+  llvm::IRBuilder<> &b_;
+  const ConvGeometry &g_;
+  ir::DType dtype_;
+  const Epilogue &epilogue_;
+  int64_t tile_, lanes_, channels_, paddedChannels_ = 0, width_ = 0;
+  std::vector<int64_t> rowSizes_;
+  Value *out_ = nullptr, *in_ = nullptr, *weights_ = nullptr, *zero_ = nullptr;
+  std::vector<Value *> leaves_;
+};
+
+Error DepthwiseEmitter::emit(llvm::Function &f) {
+  out_ = f.getArg(0);
+  in_ = f.getArg(1);
+  weights_ = f.getArg(2);
+  for (unsigned i = 3; i < f.arg_size(); ++i)
+    leaves_.push_back(f.getArg(i));
+  zero_ = zeroRow(ctx_, dtype_, channels_);
+  int64_t rows = g_.pixels / width_;
+  int64_t fullColumns = width_ / tile_ * tile_;
+  return emitRangeLoop(
+      ctx_, ctx_.i64(0), ctx_.i64(rows), 1,
+      [&](Value *row) -> Error {
+        if (fullColumns > 0)
+          if (Error e = emitRangeLoop(
+                  ctx_, ctx_.i64(0), ctx_.i64(fullColumns), tile_,
+                  [&](Value *column) { return emitTile(row, column, tile_); },
+                  "dw.col"))
+            return e;
+        if (width_ > fullColumns)
+          return emitTile(row, ctx_.i64(fullColumns), width_ - fullColumns);
+        return Error::success();
+      },
+      "dw.row");
+}
+
+/// Pointers to channel 0 of the input pixel each (tap, column) reads.
+Error DepthwiseEmitter::emitTile(Value *row, Value *column0, int64_t columns) {
+  std::vector<Value *> outer = splitIndex(ctx_, row, rowSizes_);
+  size_t last = g_.outSizes.size() - 1;
+  std::vector<std::vector<Value *>> inputs(size_t(g_.taps));
+  for (int64_t t = 0; t < g_.taps; ++t) {
+    std::vector<int64_t> tap(g_.kernelSizes.size());
+    for (size_t s = g_.kernelSizes.size(), rest = size_t(t); s-- > 0;) {
+      tap[s] = int64_t(rest) % g_.kernelSizes[s];
+      rest /= size_t(g_.kernelSizes[s]);
+    }
+    Value *offset = b_.CreateMul(outer[0], ctx_.i64(g_.inBatchStride));
+    Value *valid = b_.getTrue();
+    for (size_t s = 0; s < last; ++s) {
+      InputPosition at = inputPosition(ctx_, g_.window[s], g_.inSizes[s],
+                                       outer[s + 1], ctx_.i64(tap[s]));
+      valid = b_.CreateAnd(valid, at.valid);
+      offset = b_.CreateAdd(offset, b_.CreateMul(at.index, ctx_.i64(g_.inStrides[s])));
+    }
+    for (int64_t c = 0; c < columns; ++c) {
+      InputPosition at =
+          inputPosition(ctx_, g_.window[last], g_.inSizes[last],
+                        b_.CreateNUWAdd(column0, ctx_.i64(c)), ctx_.i64(tap[last]));
+      Value *address = b_.CreateGEP(
+          ctx_.storageType(dtype_), in_,
+          b_.CreateAdd(offset, b_.CreateMul(at.index, ctx_.i64(g_.inStrides[last]))));
+      inputs[size_t(t)].push_back(
+          b_.CreateSelect(b_.CreateAnd(valid, at.valid), address, zero_));
+    }
+  }
+  Value *linear0 = b_.CreateNUWMul(
+      b_.CreateNUWAdd(b_.CreateNUWMul(row, ctx_.i64(width_)), column0),
+      ctx_.i64(channels_));
+  int64_t fullChannels = channels_ / lanes_ * lanes_;
+  if (fullChannels > 0)
+    if (Error e = emitRangeLoop(
+            ctx_, ctx_.i64(0), ctx_.i64(fullChannels), lanes_,
+            [&](Value *channel) {
+              return emitChannels(inputs, linear0, channel, lanes_, columns);
+            },
+            "dw.ch"))
+      return e;
+  if (channels_ > fullChannels)
+    return emitChannels(inputs, linear0, ctx_.i64(fullChannels),
+                        channels_ - fullChannels, columns);
+  return Error::success();
+}
+
+Error DepthwiseEmitter::emitChannels(
+    const std::vector<std::vector<Value *>> &inputs, Value *linear0,
+    Value *channel, int64_t valid, int64_t columns) {
+  uint64_t bytes = ir::byteSize(dtype_);
+  llvm::Type *vector =
+      llvm::FixedVectorType::get(ctx_.storageType(dtype_), unsigned(lanes_));
+  std::vector<Value *> acc(size_t(columns), llvm::Constant::getNullValue(vector));
+  for (int64_t t = 0; t < g_.taps; ++t) {
+    Value *w = loadLanes(
+        ctx_, dtype_,
+        offsetPointer(ctx_, dtype_, weights_,
+                      b_.CreateNUWAdd(channel, ctx_.i64(t * paddedChannels_))),
+        lanes_, lanes_, uint64_t(lanes_) * bytes);
+    for (int64_t c = 0; c < columns; ++c) {
+      Value *x = loadLanes(ctx_, dtype_,
+                           offsetPointer(ctx_, dtype_, inputs[size_t(t)][size_t(c)],
+                                         channel),
+                           lanes_, valid, bytes);
+      acc[size_t(c)] = multiplyAdd(ctx_, acc[size_t(c)], x, w);
+    }
+  }
+  for (int64_t c = 0; c < columns; ++c) {
+    Value *at = b_.CreateNUWAdd(
+        b_.CreateNUWAdd(linear0, ctx_.i64(c * channels_)), channel);
+    Expected<Value *> value =
+        epilogue_.apply(ctx_, acc[size_t(c)], at, channel, lanes_, valid, leaves_);
+    if (!value)
+      return value.takeError();
+    storeLanes(ctx_, dtype_, offsetPointer(ctx_, dtype_, out_, at), *value,
+               valid, bytes);
+  }
+  return Error::success();
+}
+
+} // namespace
+
+Expected<bool> emitDepthwiseKernel(EmitterContext &ctx, const Instruction &conv,
+                                   const Instruction *fusion) {
+  std::optional<ConvGeometry> geometry = convGeometry(conv);
+  if (!geometry || geometry->inPerGroup != 1 || geometry->outPerGroup != 1 ||
+      geometry->pixels == 0)
+    return false;
+  const ConvGeometry &g = *geometry;
+  const Instruction *weights = constantSource(ctx, *conv.operand(1));
+  std::optional<BufferRef> input = ctx.operandBuffer(conv, 0);
+  if (!weights || !input)
+    return false;
+  std::optional<Epilogue> epilogue =
+      fusion ? Epilogue::analyze(*fusion, conv) : Epilogue();
+  if (!epilogue)
+    return false;
+  ir::DType dtype = conv.shape().dtype();
+  // T columns: T accumulators, T inputs and a weight in registers.
+  int64_t tile = std::clamp<int64_t>((ctx.target().vectorRegisters - 2) / 3, 1, 8);
+  DepthwiseEmitter emitter(ctx, g, dtype, *epilogue, tile);
+
+  const auto &dn = conv.attrs().conv;
+  const ir::Shape &kernelShape = conv.operand(1)->shape();
+  std::vector<int64_t> taps(dn.kernelSpatial.begin(), dn.kernelSpatial.end());
+  Value *packed = packPanels(ctx, *weights, {0}, dimOffsets(kernelShape, taps),
+                             dimOffsets(kernelShape, {dn.kernelOutputFeature}),
+                             emitter.paddedChannels());
+  std::vector<Value *> args{ctx.outputBuffer(fusion ? *fusion : conv).address,
+                            input->address, packed};
+  for (Value *leaf : epilogue->leafPointers(ctx))
+    args.push_back(leaf);
+  std::string windows;
+  for (size_t s = 0; s < g.window.size(); ++s)
+    windows += fmt::format("[{}->{} k{} s{} p{} d{},{} is{}]", g.inSizes[s],
+                           g.outSizes[s], g.window[s].size, g.window[s].stride,
+                           g.window[s].padLow, g.window[s].baseDilation,
+                           g.window[s].windowDilation, g.inStrides[s]);
+  std::string key =
+      fmt::format("depthwise {} px{} c{} bs{} {} t{} | {}", ir::dtypeName(dtype),
+                  g.pixels, g.groups, g.inBatchStride, windows, tile,
+                  epilogue->key());
+  Expected<llvm::Function *> function = kernelFunction(
+      ctx, key, args.size(), [&](llvm::Function &f) { return emitter.emit(f); });
+  if (!function)
+    return function.takeError();
+  ctx.builder().CreateCall(*function, args);
+
+  KernelRecord record;
+  record.instruction = (fusion ? fusion : &conv)->name();
+  record.kernel = "depthwise";
+  record.function = (*function)->getName().str();
+  record.m = g.pixels;
+  record.n = g.groups;
+  record.k = g.taps;
+  record.mr = tile;
+  record.nr = ctx.target().lanes(int64_t(ir::byteSize(dtype)));
+  record.packedWeights = true;
+  record.epilogue = epilogue->describe();
+  ctx.kernelRecords().push_back(record);
+  return true;
+}
+
+} // namespace kiln::codegen::kernels

@@ -1,0 +1,182 @@
+//===- DotKernel.cpp - dot through the packed GEMM ------------------------===//
+//
+// Any dot_general whose batch, row (lhs free), contracted and column (rhs
+// free) dimensions each collapse to one uniform stride maps onto emitGemm
+// without copies: row-major, transposed-lhs and the importers' batched
+// forms alike. A constant rhs (weights) is packed at compile time, in any
+// dimension order; a run-time rhs is read in place when its columns are
+// contiguous. Anything else stays on the generic emitter.
+//
+//===----------------------------------------------------------------------===//
+#include "Gemm.h"
+#include "KernelSupport.h"
+#include "Kernels.h"
+#include "PackedWeights.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+namespace kiln::codegen::kernels {
+
+using ir::Instruction;
+using llvm::Value;
+
+namespace {
+
+std::vector<int64_t> freeDims(int64_t rank, const std::vector<int64_t> &batch,
+                              const std::vector<int64_t> &contracting) {
+  std::vector<int64_t> free;
+  for (int64_t d = 0; d < rank; ++d)
+    if (std::find(batch.begin(), batch.end(), d) == batch.end() &&
+        std::find(contracting.begin(), contracting.end(), d) ==
+            contracting.end())
+      free.push_back(d);
+  return free;
+}
+
+/// A dot as a batch of GEMMs: sizes and the strides of every role.
+struct DotGeometry {
+  int64_t batches = 0, m = 0, n = 0, k = 0;
+  int64_t aBatch = 0, aRow = 0, aK = 0; // lhs strides
+  int64_t bBatch = 0, bK = 0;           // rhs strides when read in place
+  bool bInPlace = false;                // rhs columns are contiguous
+  std::vector<int64_t> bBatches, bKs, bNs; // rhs offsets, for packing
+};
+
+std::optional<DotGeometry> dotGeometry(const Instruction &dot) {
+  const auto &dn = dot.attrs().dot;
+  const ir::Shape &lhs = dot.operand(0)->shape();
+  const ir::Shape &rhs = dot.operand(1)->shape();
+  DotGeometry g;
+  std::vector<int64_t> aB = dimOffsets(lhs, dn.lhsBatch);
+  std::vector<int64_t> aM =
+      dimOffsets(lhs, freeDims(lhs.rank(), dn.lhsBatch, dn.lhsContracting));
+  std::vector<int64_t> aK = dimOffsets(lhs, dn.lhsContracting);
+  g.bBatches = dimOffsets(rhs, dn.rhsBatch);
+  g.bKs = dimOffsets(rhs, dn.rhsContracting);
+  g.bNs = dimOffsets(rhs, freeDims(rhs.rank(), dn.rhsBatch, dn.rhsContracting));
+  g.batches = int64_t(aB.size());
+  g.m = int64_t(aM.size());
+  g.k = int64_t(aK.size());
+  g.n = int64_t(g.bNs.size());
+  std::optional<int64_t> sB = uniformStride(aB), sM = uniformStride(aM),
+                         sK = uniformStride(aK);
+  if (!sB || !sM || !sK)
+    return std::nullopt;
+  g.aBatch = *sB;
+  g.aRow = *sM;
+  g.aK = *sK;
+  std::optional<int64_t> bB = uniformStride(g.bBatches),
+                         bK = uniformStride(g.bKs), bN = uniformStride(g.bNs);
+  g.bInPlace = bB && bK && bN && (*bN == 1 || g.n == 1);
+  g.bBatch = bB.value_or(0);
+  g.bK = bK.value_or(0);
+  return g;
+}
+
+bool kernelDtype(const Instruction &contraction) {
+  ir::DType dtype = contraction.shape().dtype();
+  if (dtype != ir::DType::F32 && dtype != ir::DType::F64)
+    return false;
+  return contraction.operand(0)->shape().dtype() == dtype &&
+         contraction.operand(1)->shape().dtype() == dtype;
+}
+
+} // namespace
+
+Expected<bool> emitDotKernel(EmitterContext &ctx, const Instruction &dot,
+                             const Instruction *fusion) {
+  if (!kernelDtype(dot))
+    return false;
+  std::optional<DotGeometry> g = dotGeometry(dot);
+  if (!g || g->m == 0 || g->n == 0 || g->k == 0 || g->batches == 0)
+    return false;
+  const Instruction *weights = constantSource(ctx, *dot.operand(1));
+  if (!weights && !g->bInPlace)
+    return false;
+  std::optional<BufferRef> lhs = ctx.operandBuffer(dot, 0);
+  std::optional<BufferRef> rhs = ctx.operandBuffer(dot, 1);
+  if (!lhs || !rhs)
+    return false;
+  std::optional<Epilogue> epilogue =
+      fusion ? Epilogue::analyze(*fusion, dot) : Epilogue();
+  if (!epilogue)
+    return false;
+
+  ir::DType dtype = dot.shape().dtype();
+  GemmShape shape;
+  shape.dtype = dtype;
+  shape.m = g->m;
+  shape.n = g->n;
+  shape.ldc = g->n;
+  shape.packedB = weights != nullptr;
+  shape.ldb = g->bK;
+  shape.tile = gemmTileFor(ctx, dtype, g->k);
+  const GemmTile &tile = shape.tile;
+  int64_t bBatchStride =
+      shape.packedB ? (g->n + tile.nr - 1) / tile.nr * tile.nr * g->k : g->bBatch;
+
+  Value *bAddress = shape.packedB
+                        ? packPanels(ctx, *weights, g->bBatches, g->bKs,
+                                     g->bNs, tile.nr)
+                        : rhs->address;
+  std::vector<Value *> args{ctx.outputBuffer(fusion ? *fusion : dot).address,
+                            lhs->address, bAddress};
+  for (Value *leaf : epilogue->leafPointers(ctx))
+    args.push_back(leaf);
+
+  std::string key = fmt::format(
+      "dot {} b{} m{} n{} k{} a{},{},{} b{},{},{} tile{}x{}/{} | {}",
+      ir::dtypeName(dtype), g->batches, g->m, g->n, g->k, g->aBatch, g->aRow,
+      g->aK, shape.packedB ? "packed" : "rows", bBatchStride, g->bK, tile.mr,
+      tile.nr, tile.mc, epilogue->key());
+  Expected<llvm::Function *> function = kernelFunction(
+      ctx, key, args.size(), [&](llvm::Function &f) -> Error {
+        std::vector<Value *> leaves;
+        for (size_t i = 3; i < args.size(); ++i)
+          leaves.push_back(f.getArg(unsigned(i)));
+        auto perBatch = [&](Value *batch) -> Error {
+          llvm::IRBuilder<> &b = ctx.builder();
+          auto at = [&](Value *base, int64_t stride) {
+            return offsetPointer(ctx, dtype, base,
+                                 b.CreateNUWMul(batch, ctx.i64(stride)));
+          };
+          StridedRows rows(dtype, at(f.getArg(1), g->aBatch), g->aRow, g->k,
+                           g->aK);
+          GemmOperands operands;
+          operands.a = &rows;
+          operands.b = at(f.getArg(2), bBatchStride);
+          operands.c = at(f.getArg(0), g->m * g->n);
+          operands.linearBase = b.CreateNUWMul(batch, ctx.i64(g->m * g->n));
+          operands.featureBase = ctx.i64(0);
+          operands.leaves = leaves;
+          return emitGemm(ctx, shape, operands, *epilogue);
+        };
+        if (g->batches == 1)
+          return perBatch(ctx.i64(0));
+        return emitRangeLoop(ctx, ctx.i64(0), ctx.i64(g->batches), 1, perBatch,
+                             "gemm.batch");
+      });
+  if (!function)
+    return function.takeError();
+  ctx.builder().CreateCall(*function, args);
+
+  KernelRecord record;
+  record.instruction = (fusion ? fusion : &dot)->name();
+  record.kernel = g->m <= 4 ? "gemm-skinny" : "gemm";
+  record.function = (*function)->getName().str();
+  record.m = g->batches * g->m;
+  record.n = g->n;
+  record.k = g->k;
+  record.mr = tile.mr;
+  record.nr = tile.nr;
+  record.kc = tile.kc;
+  record.mc = tile.mc;
+  record.packedWeights = shape.packedB;
+  record.epilogue = epilogue->describe();
+  ctx.kernelRecords().push_back(record);
+  return true;
+}
+
+} // namespace kiln::codegen::kernels

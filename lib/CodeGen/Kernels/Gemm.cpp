@@ -1,0 +1,249 @@
+//===- Gemm.cpp - The register-blocked GEMM every contraction runs on -----===//
+#include "Gemm.h"
+#include "KernelSupport.h"
+
+#include <llvm/IR/Constants.h>
+
+#include <algorithm>
+
+namespace kiln::codegen::kernels {
+
+using llvm::Value;
+
+StridedRows::StridedRows(ir::DType dtype, Value *base, int64_t rowStride,
+                         int64_t k, int64_t kStride)
+    : dtype_(dtype), base_(base), rowStride_(rowStride) {
+  segments = 1;
+  segmentLength = k;
+  this->kStride = kStride;
+}
+
+std::vector<Value *> StridedRows::rows(EmitterContext &ctx, Value *firstRow,
+                                       int64_t count, Value *) const {
+  llvm::IRBuilder<> &b = ctx.builder();
+  Value *first = offsetPointer(ctx, dtype_, base_,
+                               b.CreateNUWMul(firstRow, ctx.i64(rowStride_)));
+  std::vector<Value *> pointers;
+  for (int64_t r = 0; r < count; ++r)
+    pointers.push_back(offsetPointer(ctx, dtype_, first, ctx.i64(r * rowStride_)));
+  return pointers;
+}
+
+GemmTile gemmTileFor(EmitterContext &ctx, ir::DType dtype, int64_t k) {
+  return ctx.target().gemmTile(int64_t(ir::byteSize(dtype)), k);
+}
+
+namespace {
+
+/// One register tile: `rows` rows by `validCols` columns spanning `panels`
+/// consecutive panels.
+struct TilePlan {
+  int64_t rows = 0, validCols = 0, panels = 1;
+};
+
+class GemmEmitter {
+public:
+  GemmEmitter(EmitterContext &ctx, const GemmShape &shape,
+              const GemmOperands &operands, const Epilogue &epilogue)
+      : ctx_(ctx), b_(ctx.builder()), shape_(shape), ops_(operands),
+        epilogue_(epilogue), lanes_(shape.tile.lanes), nr_(shape.tile.nr),
+        k_(operands.a->segments * operands.a->segmentLength) {
+    panelStride_ = shape.packedB ? k_ * nr_ : nr_;
+    kRow_ = shape.packedB ? nr_ : shape.ldb;
+    bytes_ = int64_t(ir::byteSize(shape.dtype));
+  }
+
+  Error emit();
+
+private:
+  Error emitRowBlocks(int64_t fullRows, int64_t fullPanels, int64_t tailCols);
+  Error emitTailRows(int64_t firstRow, int64_t rows, int64_t fullPanels,
+                     int64_t tailCols);
+  Error emitTile(Value *row0, Value *panel0, const TilePlan &plan);
+  Expected<std::vector<Value *>> emitSegment(Value *row0, Value *panel0,
+                                             const TilePlan &plan, Value *seg,
+                                             std::vector<Value *> acc);
+  Error storeTile(Value *row0, Value *panel0, const TilePlan &plan,
+                  const std::vector<Value *> &acc);
+  int64_t vectorsOf(const TilePlan &plan) const {
+    return (plan.validCols + lanes_ - 1) / lanes_;
+  }
+  int64_t validLanes(const TilePlan &plan, int64_t q) const {
+    return std::clamp<int64_t>(plan.validCols - q * lanes_, 0, lanes_);
+  }
+
+  EmitterContext &ctx_;
+  llvm::IRBuilder<> &b_;
+  const GemmShape &shape_;
+  const GemmOperands &ops_;
+  const Epilogue &epilogue_;
+  int64_t lanes_, nr_, k_;
+  int64_t panelStride_ = 0, kRow_ = 0, bytes_ = 4;
+};
+
+Error GemmEmitter::emit() {
+  int64_t mr = shape_.tile.mr;
+  int64_t fullPanels = shape_.n / nr_, tailCols = shape_.n % nr_;
+  int64_t fullRows = shape_.m / mr * mr, tailRows = shape_.m % mr;
+  if (fullRows > 0)
+    if (Error e = emitRowBlocks(fullRows, fullPanels, tailCols))
+      return e;
+  if (tailRows > 0)
+    return emitTailRows(fullRows, tailRows, fullPanels, tailCols);
+  return Error::success();
+}
+
+/// Full tiles: blocks of MC rows, then panels, then MR-row tiles, so a
+/// block of A stays in L2 while every panel of B passes over it.
+Error GemmEmitter::emitRowBlocks(int64_t fullRows, int64_t fullPanels,
+                                 int64_t tailCols) {
+  int64_t mr = shape_.tile.mr;
+  int64_t mc = std::max(mr, shape_.tile.mc / mr * mr);
+  return emitRangeLoop(
+      ctx_, ctx_.i64(0), ctx_.i64(fullRows), mc,
+      [&](Value *ic) -> Error {
+        Value *end = b_.CreateNUWAdd(ic, ctx_.i64(mc));
+        Value *icEnd = b_.CreateSelect(b_.CreateICmpULT(end, ctx_.i64(fullRows)),
+                                       end, ctx_.i64(fullRows));
+        auto rowTiles = [&](Value *panel, TilePlan plan) {
+          return emitRangeLoop(
+              ctx_, ic, icEnd, mr,
+              [&](Value *ir) { return emitTile(ir, panel, plan); }, "gemm.ir");
+        };
+        if (fullPanels > 0)
+          if (Error e = emitRangeLoop(
+                  ctx_, ctx_.i64(0), ctx_.i64(fullPanels), 1,
+                  [&](Value *jp) { return rowTiles(jp, {mr, nr_, 1}); },
+                  "gemm.jp"))
+            return e;
+        if (tailCols > 0)
+          return rowTiles(ctx_.i64(fullPanels), {mr, tailCols, 1});
+        return Error::success();
+      },
+      "gemm.ic");
+}
+
+/// The last M % MR rows (all rows when M < MR): a short tile spanning
+/// several panels, so there are as many accumulators as in a full tile (up
+/// to four streams of B, which the prefetchers follow).
+Error GemmEmitter::emitTailRows(int64_t firstRow, int64_t rows,
+                                int64_t fullPanels, int64_t tailCols) {
+  int64_t vectors = nr_ / lanes_;
+  int64_t group =
+      std::clamp<int64_t>(shape_.tile.mr * vectors / (rows * vectors), 1, 4);
+  group = std::min<int64_t>(group, std::max<int64_t>(fullPanels, 1));
+  int64_t groups = fullPanels / group, rest = fullPanels % group;
+  Value *row0 = ctx_.i64(firstRow);
+  if (groups > 0)
+    if (Error e = emitRangeLoop(
+            ctx_, ctx_.i64(0), ctx_.i64(groups), 1,
+            [&](Value *jg) {
+              return emitTile(row0, b_.CreateNUWMul(jg, ctx_.i64(group)),
+                              {rows, group * nr_, group});
+            },
+            "gemm.jg"))
+      return e;
+  if (rest > 0)
+    if (Error e = emitTile(row0, ctx_.i64(groups * group),
+                           {rows, rest * nr_, rest}))
+      return e;
+  if (tailCols > 0)
+    return emitTile(row0, ctx_.i64(fullPanels), {rows, tailCols, 1});
+  return Error::success();
+}
+
+Error GemmEmitter::emitTile(Value *row0, Value *panel0, const TilePlan &plan) {
+  llvm::Type *vector = llvm::FixedVectorType::get(
+      ctx_.storageType(shape_.dtype), unsigned(lanes_));
+  std::vector<Value *> acc(size_t(plan.rows * vectorsOf(plan)),
+                           llvm::Constant::getNullValue(vector));
+  const RowSource &a = *ops_.a;
+  Expected<std::vector<Value *>> sums =
+      a.segments == 1
+          ? emitSegment(row0, panel0, plan, ctx_.i64(0), std::move(acc))
+          : emitCarriedLoop(
+                ctx_, ctx_.i64(0), ctx_.i64(a.segments), 1, std::move(acc),
+                [&](Value *seg, const std::vector<Value *> &carried) {
+                  return emitSegment(row0, panel0, plan, seg, carried);
+                },
+                "gemm.tap");
+  if (!sums)
+    return sums.takeError();
+  return storeTile(row0, panel0, plan, *sums);
+}
+
+/// The K loop over one segment: per step, the tile's B vectors are loaded
+/// once and each of its rows' A element is broadcast against them.
+Expected<std::vector<Value *>>
+GemmEmitter::emitSegment(Value *row0, Value *panel0, const TilePlan &plan,
+                         Value *seg, std::vector<Value *> acc) {
+  const RowSource &a = *ops_.a;
+  std::vector<Value *> rows = a.rows(ctx_, row0, plan.rows, seg);
+  Value *segOffset = b_.CreateNUWAdd(
+      b_.CreateNUWMul(panel0, ctx_.i64(panelStride_)),
+      b_.CreateNUWMul(seg, ctx_.i64(a.segmentLength * kRow_)));
+  Value *bSeg = offsetPointer(ctx_, shape_.dtype, ops_.b, segOffset);
+  int64_t vectors = vectorsOf(plan), perPanel = nr_ / lanes_;
+  uint64_t bAlign = shape_.packedB ? uint64_t(lanes_ * bytes_) : uint64_t(bytes_);
+  llvm::Type *scalar = ctx_.storageType(shape_.dtype);
+  return emitCarriedLoop(
+      ctx_, ctx_.i64(0), ctx_.i64(a.segmentLength), 1, std::move(acc),
+      [&](Value *kk, const std::vector<Value *> &carried)
+          -> Expected<std::vector<Value *>> {
+        std::vector<Value *> next = carried;
+        Value *kOffset = b_.CreateNUWMul(kk, ctx_.i64(kRow_));
+        std::vector<Value *> bv;
+        for (int64_t q = 0; q < vectors; ++q) {
+          int64_t offset = q / perPanel * panelStride_ + q % perPanel * lanes_;
+          Value *at = offsetPointer(ctx_, shape_.dtype, bSeg,
+                                    b_.CreateNUWAdd(kOffset, ctx_.i64(offset)));
+          int64_t valid = shape_.packedB ? lanes_ : validLanes(plan, q);
+          bv.push_back(loadLanes(ctx_, shape_.dtype, at, lanes_, valid, bAlign));
+        }
+        Value *aOffset = a.kStride == 1 ? kk : b_.CreateNUWMul(kk, ctx_.i64(a.kStride));
+        for (int64_t r = 0; r < plan.rows; ++r) {
+          Value *element = b_.CreateAlignedLoad(
+              scalar, offsetPointer(ctx_, shape_.dtype, rows[size_t(r)], aOffset),
+              llvm::Align(uint64_t(bytes_)));
+          Value *broadcast = ctx_.splat(element, unsigned(lanes_));
+          for (int64_t q = 0; q < vectors; ++q) {
+            Value *&sum = next[size_t(r * vectors + q)];
+            sum = multiplyAdd(ctx_, sum, broadcast, bv[size_t(q)]);
+          }
+        }
+        return next;
+      },
+      "gemm.k");
+}
+
+Error GemmEmitter::storeTile(Value *row0, Value *panel0, const TilePlan &plan,
+                             const std::vector<Value *> &acc) {
+  int64_t vectors = vectorsOf(plan);
+  Value *column0 = b_.CreateNUWMul(panel0, ctx_.i64(nr_));
+  for (int64_t r = 0; r < plan.rows; ++r) {
+    Value *rowStart = b_.CreateNUWMul(b_.CreateNUWAdd(row0, ctx_.i64(r)),
+                                      ctx_.i64(shape_.ldc));
+    for (int64_t q = 0; q < vectors; ++q) {
+      Value *column = b_.CreateNUWAdd(column0, ctx_.i64(q * lanes_));
+      Value *at = b_.CreateNUWAdd(rowStart, column);
+      int64_t valid = validLanes(plan, q);
+      Expected<Value *> value = epilogue_.apply(
+          ctx_, acc[size_t(r * vectors + q)], b_.CreateNUWAdd(ops_.linearBase, at),
+          b_.CreateNUWAdd(ops_.featureBase, column), lanes_, valid, ops_.leaves);
+      if (!value)
+        return value.takeError();
+      storeLanes(ctx_, shape_.dtype, offsetPointer(ctx_, shape_.dtype, ops_.c, at),
+                 *value, valid, uint64_t(bytes_));
+    }
+  }
+  return Error::success();
+}
+
+} // namespace
+
+Error emitGemm(EmitterContext &ctx, const GemmShape &shape,
+               const GemmOperands &operands, const Epilogue &epilogue) {
+  return GemmEmitter(ctx, shape, operands, epilogue).emit();
+}
+
+} // namespace kiln::codegen::kernels

@@ -1,0 +1,162 @@
+//===- KernelSupport.cpp - Building blocks of the contraction kernels ----===//
+#include "KernelSupport.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Intrinsics.h>
+
+namespace kiln::codegen::kernels {
+
+using llvm::Value;
+
+Expected<llvm::Function *>
+kernelFunction(EmitterContext &ctx, const std::string &key, size_t pointerArgs,
+               llvm::function_ref<Error(llvm::Function &)> body) {
+  auto &cache = ctx.kernelFunctions();
+  auto found = cache.find(key);
+  if (found != cache.end())
+    return found->second;
+  llvm::LLVMContext &context = ctx.context();
+  std::vector<llvm::Type *> params(pointerArgs,
+                                   llvm::PointerType::getUnqual(context));
+  auto *type =
+      llvm::FunctionType::get(llvm::Type::getVoidTy(context), params, false);
+  std::string name = "kiln.kernel." + std::to_string(cache.size());
+  auto *function = llvm::Function::Create(
+      type, llvm::GlobalValue::InternalLinkage, name, ctx.module());
+  // A kernel stays a function of its own: that is what keeps code size and
+  // LLVM time proportional to the number of distinct shapes, not layers.
+  function->addFnAttr(llvm::Attribute::NoInline);
+  function->addFnAttr(llvm::Attribute::NoUnwind);
+  function->addFnAttr("no-builtins");
+  if (llvm::Function *entry = ctx.entryFunction())
+    for (const char *attr : {"target-cpu", "target-features", "unsafe-fp-math"})
+      if (entry->hasFnAttribute(attr))
+        function->addFnAttr(entry->getFnAttribute(attr));
+  for (size_t i = 0; i < pointerArgs; ++i) {
+    function->addParamAttr(unsigned(i), llvm::Attribute::NoCapture);
+    if (i == 0)
+      function->addParamAttr(0u, llvm::Attribute::NoAlias);
+    else
+      function->addParamAttr(unsigned(i), llvm::Attribute::ReadOnly);
+  }
+  cache[key] = function;
+
+  llvm::IRBuilder<> &b = ctx.builder();
+  llvm::IRBuilderBase::InsertPointGuard guard(b);
+  b.SetInsertPoint(llvm::BasicBlock::Create(context, "entry", function));
+  if (Error e = body(*function))
+    return e;
+  b.CreateRetVoid();
+  return function;
+}
+
+Expected<std::vector<Value *>>
+emitCarriedLoop(EmitterContext &ctx, Value *begin, Value *end, int64_t step,
+                std::vector<Value *> initial, CarriedBody body,
+                const llvm::Twine &name) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  llvm::Function *function = b.GetInsertBlock()->getParent();
+  llvm::BasicBlock *preheader = b.GetInsertBlock();
+  llvm::BasicBlock *loop =
+      llvm::BasicBlock::Create(ctx.context(), name + ".loop", function);
+  llvm::BasicBlock *exit =
+      llvm::BasicBlock::Create(ctx.context(), name + ".exit", function);
+  b.CreateBr(loop);
+  b.SetInsertPoint(loop);
+  llvm::PHINode *index = b.CreatePHI(b.getInt64Ty(), 2, name);
+  index->addIncoming(begin, preheader);
+  std::vector<llvm::PHINode *> phis;
+  std::vector<Value *> carried;
+  for (Value *value : initial) {
+    llvm::PHINode *phi = b.CreatePHI(value->getType(), 2);
+    phi->addIncoming(value, preheader);
+    phis.push_back(phi);
+    carried.push_back(phi);
+  }
+  Expected<std::vector<Value *>> next = body(index, carried);
+  if (!next)
+    return next.takeError();
+  llvm::BasicBlock *latch = b.GetInsertBlock();
+  for (size_t i = 0; i < phis.size(); ++i)
+    phis[i]->addIncoming((*next)[i], latch);
+  Value *following = b.CreateNUWAdd(index, ctx.i64(step));
+  index->addIncoming(following, latch);
+  b.CreateCondBr(b.CreateICmpSLT(following, end), loop, exit);
+  b.SetInsertPoint(exit);
+  return next;
+}
+
+Error emitRangeLoop(EmitterContext &ctx, Value *begin, Value *end,
+                    int64_t step, llvm::function_ref<Error(Value *)> body,
+                    const llvm::Twine &name) {
+  Expected<std::vector<Value *>> done = emitCarriedLoop(
+      ctx, begin, end, step, {},
+      [&](Value *index,
+          const std::vector<Value *> &) -> Expected<std::vector<Value *>> {
+        if (Error e = body(index))
+          return e;
+        return std::vector<Value *>{};
+      },
+      name);
+  return done ? Error::success() : done.takeError();
+}
+
+Value *offsetPointer(EmitterContext &ctx, ir::DType dtype, Value *ptr,
+                     Value *offset) {
+  return ctx.builder().CreateInBoundsGEP(ctx.storageType(dtype), ptr, offset);
+}
+
+static Value *laneMask(EmitterContext &ctx, int64_t lanes, int64_t valid) {
+  std::vector<llvm::Constant *> bits;
+  for (int64_t i = 0; i < lanes; ++i)
+    bits.push_back(ctx.builder().getInt1(i < valid));
+  return llvm::ConstantVector::get(bits);
+}
+
+Value *loadLanes(EmitterContext &ctx, ir::DType dtype, Value *ptr,
+                 int64_t lanes, int64_t valid, uint64_t align) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  auto *type = llvm::FixedVectorType::get(ctx.storageType(dtype), unsigned(lanes));
+  if (valid >= lanes)
+    return b.CreateAlignedLoad(type, ptr, llvm::Align(align));
+  return b.CreateMaskedLoad(type, ptr, llvm::Align(align),
+                            laneMask(ctx, lanes, valid),
+                            llvm::Constant::getNullValue(type));
+}
+
+void storeLanes(EmitterContext &ctx, ir::DType, Value *ptr, Value *value,
+                int64_t valid, uint64_t align) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  auto *type = llvm::cast<llvm::FixedVectorType>(value->getType());
+  int64_t lanes = type->getNumElements();
+  if (valid >= lanes) {
+    b.CreateAlignedStore(value, ptr, llvm::Align(align));
+    return;
+  }
+  b.CreateMaskedStore(value, ptr, llvm::Align(align),
+                      laneMask(ctx, lanes, valid));
+}
+
+Value *multiplyAdd(EmitterContext &ctx, Value *acc, Value *a, Value *b) {
+  llvm::IRBuilder<> &builder = ctx.builder();
+  if (ctx.fusedMultiplyAdd())
+    return builder.CreateIntrinsic(llvm::Intrinsic::fma, {acc->getType()},
+                                   {a, b, acc});
+  return builder.CreateFAdd(acc, builder.CreateFMul(a, b));
+}
+
+Value *zeroRow(EmitterContext &ctx, ir::DType dtype, int64_t count) {
+  std::string name = "kiln.zeros." + std::string(ir::dtypeName(dtype)) + "." +
+                     std::to_string(count);
+  if (llvm::GlobalVariable *existing = ctx.module().getNamedGlobal(name))
+    return existing;
+  auto *type = llvm::ArrayType::get(ctx.storageType(dtype), uint64_t(count));
+  auto *global = new llvm::GlobalVariable(
+      ctx.module(), type, /*isConstant=*/true,
+      llvm::GlobalValue::PrivateLinkage, llvm::Constant::getNullValue(type),
+      name);
+  global->setAlignment(llvm::Align(64));
+  return global;
+}
+
+} // namespace kiln::codegen::kernels

@@ -1,0 +1,87 @@
+//===- PackedWeights.cpp - Operand geometry and compile-time packing ------===//
+#include "PackedWeights.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/GlobalVariable.h>
+
+#include <cstring>
+
+namespace kiln::codegen::kernels {
+
+std::vector<int64_t> dimOffsets(const ir::Shape &shape,
+                                llvm::ArrayRef<int64_t> dims) {
+  std::vector<int64_t> strides(size_t(shape.rank()), 1);
+  for (int64_t d = shape.rank() - 1; d > 0; --d)
+    strides[size_t(d - 1)] = strides[size_t(d)] * shape.dim(size_t(d));
+  std::vector<int64_t> offsets{0};
+  for (int64_t d : dims) {
+    std::vector<int64_t> next;
+    next.reserve(offsets.size() * size_t(shape.dim(size_t(d))));
+    for (int64_t base : offsets)
+      for (int64_t i = 0; i < shape.dim(size_t(d)); ++i)
+        next.push_back(base + i * strides[size_t(d)]);
+    offsets = std::move(next);
+  }
+  return offsets;
+}
+
+std::optional<int64_t> uniformStride(const std::vector<int64_t> &offsets) {
+  if (offsets.size() < 2)
+    return 0;
+  int64_t stride = offsets[1] - offsets[0];
+  for (size_t i = 2; i < offsets.size(); ++i)
+    if (offsets[i] - offsets[i - 1] != stride)
+      return std::nullopt;
+  return stride;
+}
+
+const ir::Instruction *constantSource(EmitterContext &ctx,
+                                      const ir::Instruction &value) {
+  const ir::Instruction &source = ctx.underlying(value);
+  return source.opcode() == ir::Opcode::Constant ? &source : nullptr;
+}
+
+llvm::GlobalVariable *packPanels(EmitterContext &ctx,
+                                 const ir::Instruction &constant,
+                                 const std::vector<int64_t> &batches,
+                                 const std::vector<int64_t> &ks,
+                                 const std::vector<int64_t> &ns, int64_t nr) {
+  size_t bytes = ir::byteSize(constant.shape().dtype());
+  int64_t n = int64_t(ns.size()), k = int64_t(ks.size());
+  int64_t panels = (n + nr - 1) / nr;
+  std::string key = constant.name() + "/" + std::to_string(nr) + "/" +
+                    std::to_string(k) + "x" + std::to_string(n) + "x" +
+                    std::to_string(batches.size()) + "/" +
+                    std::to_string(ks.size() > 1 ? ks[1] - ks[0] : 0) + "," +
+                    std::to_string(ns.size() > 1 ? ns[1] - ns[0] : 0);
+  auto &cache = ctx.packedWeights();
+  if (auto found = cache.find(key); found != cache.end())
+    return found->second;
+  const std::vector<uint8_t> &source = constant.literal().bytes();
+  std::vector<uint8_t> packed(batches.size() * size_t(panels * k * nr) * bytes,
+                              0);
+  size_t out = 0;
+  for (int64_t b : batches)
+    for (int64_t p = 0; p < panels; ++p)
+      for (int64_t kk = 0; kk < k; ++kk)
+        for (int64_t c = 0; c < nr; ++c, out += bytes) {
+          int64_t column = p * nr + c;
+          if (column >= n)
+            continue;
+          size_t from = size_t(b + ks[size_t(kk)] + ns[size_t(column)]) * bytes;
+          std::memcpy(&packed[out], &source[from], bytes);
+        }
+  llvm::Constant *data = llvm::ConstantDataArray::get(
+      ctx.context(), llvm::ArrayRef<uint8_t>(packed.data(), packed.size()));
+  auto *global = new llvm::GlobalVariable(
+      ctx.module(), data->getType(), /*isConstant=*/true,
+      llvm::GlobalValue::PrivateLinkage, data,
+      "packed." + constant.name());
+  global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+  global->setAlignment(llvm::Align(64));
+  ctx.addWeightsBytes(int64_t(packed.size()));
+  cache[key] = global;
+  return global;
+}
+
+} // namespace kiln::codegen::kernels

@@ -1,0 +1,47 @@
+//===- PackedWeights.h - Operand geometry and compile-time packing -*- C++ -*-===//
+//
+// Kernels see an operand as roles (batch, rows or contracted, columns), each
+// a list of element offsets. Roles whose offsets form an arithmetic
+// progression are read in place with one stride; a constant right operand is
+// instead packed at compile time into the panel layout the micro-kernel
+// reads, [batch][panel][k][nr] with zero-padded columns, and stored as
+// read-only data in place of the original weights.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_LIB_CODEGEN_KERNELS_PACKEDWEIGHTS_H
+#define KILN_LIB_CODEGEN_KERNELS_PACKEDWEIGHTS_H
+
+#include "../EmitterContext.h"
+
+#include <optional>
+#include <vector>
+
+namespace kiln::codegen::kernels {
+
+/// Element offsets in `shape` (row-major) of every index of `dims`, the
+/// first of `dims` varying slowest. Empty `dims` give {0}.
+std::vector<int64_t> dimOffsets(const ir::Shape &shape,
+                                llvm::ArrayRef<int64_t> dims);
+
+/// The common difference of `offsets` when they are an arithmetic
+/// progression (0 for a single offset), else nullopt.
+std::optional<int64_t> uniformStride(const std::vector<int64_t> &offsets);
+
+/// The constant feeding `value` (through fusion parameters), or nullptr.
+const ir::Instruction *constantSource(EmitterContext &ctx,
+                                      const ir::Instruction &value);
+
+/// The panel layout of constant `constant`: element (b, k, n) of the
+/// contraction sits at batches[b] + ks[k] + ns[n] in the constant; the
+/// result holds, per batch and per panel of `nr` columns, K rows of `nr`
+/// elements (columns past the end are zero). Cached per constant and
+/// layout, counted in the weights bytes.
+llvm::GlobalVariable *packPanels(EmitterContext &ctx,
+                                 const ir::Instruction &constant,
+                                 const std::vector<int64_t> &batches,
+                                 const std::vector<int64_t> &ks,
+                                 const std::vector<int64_t> &ns, int64_t nr);
+
+} // namespace kiln::codegen::kernels
+
+#endif // KILN_LIB_CODEGEN_KERNELS_PACKEDWEIGHTS_H

@@ -1,0 +1,119 @@
+//===- TargetInfo.cpp - What code generation knows about the target -------===//
+//
+// Vector facts come from the subtarget's features (not from TTI, whose
+// answers follow tuning preferences such as prefer-vector-width). Cache
+// sizes come from a small table of CPUs kiln is tuned for; LLVM only knows
+// them for a few x86 models, and the tile choice needs them everywhere.
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/CodeGen/TargetInfo.h"
+
+#include <llvm/MC/MCSubtargetInfo.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Triple.h>
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <string_view>
+
+namespace kiln::codegen {
+
+namespace {
+
+struct CacheRow {
+  std::string_view cpu;
+  int64_t l1KiB, l2KiB; // per core
+};
+
+// Per-core L1 data and L2 sizes of the CPUs kiln is most often built for.
+// Shared L2s (Cortex-A53/A72 clusters) count a two-core share.
+constexpr CacheRow kCaches[] = {
+    {"znver2", 32, 512},          {"znver3", 32, 512},
+    {"znver4", 32, 1024},         {"znver5", 48, 1024},
+    {"haswell", 32, 256},         {"broadwell", 32, 256},
+    {"skylake", 32, 256},         {"skylake-avx512", 32, 1024},
+    {"cascadelake", 32, 1024},    {"icelake-server", 48, 1280},
+    {"sapphirerapids", 48, 2048}, {"alderlake", 48, 1280},
+    {"cortex-a53", 32, 256},      {"cortex-a55", 32, 256},
+    {"cortex-a72", 32, 512},      {"cortex-a76", 64, 512},
+    {"cortex-a78", 64, 512},      {"neoverse-n1", 64, 1024},
+    {"neoverse-n2", 64, 1024},    {"neoverse-v1", 64, 1024},
+    {"apple-m1", 128, 4096},
+};
+
+void setCaches(TargetInfo &info) {
+  for (const CacheRow &row : kCaches)
+    if (row.cpu == info.cpu) {
+      info.l1Bytes = row.l1KiB * 1024;
+      info.l2Bytes = row.l2KiB * 1024;
+      return;
+    }
+}
+
+int64_t roundDown(int64_t value, int64_t multiple) {
+  return std::max(multiple, value / multiple * multiple);
+}
+
+} // namespace
+
+TargetInfo TargetInfo::fromMachine(const llvm::TargetMachine &machine) {
+  TargetInfo info;
+  const llvm::Triple &triple = machine.getTargetTriple();
+  const llvm::MCSubtargetInfo *features = machine.getMCSubtargetInfo();
+  auto has = [&](const char *feature) {
+    return features && features->checkFeatures(feature);
+  };
+  info.triple = triple.str();
+  info.cpu = machine.getTargetCPU().str();
+  info.isX86 = triple.isX86();
+  info.isAArch64 = triple.isAArch64();
+  if (info.isAArch64) {
+    info.vectorBits = 128;
+    info.vectorRegisters = 32;
+    info.fma = true;
+    info.nativeRounding = true;
+  } else if (info.isX86) {
+    // 512-bit vectors are used whenever AVX-512F exists: even where a CPU
+    // executes them as two 256-bit halves (Zen 4), the 32 registers hold a
+    // larger register tile, and contractions are FMA-bound, not
+    // frequency-bound.
+    if (has("+avx512f")) {
+      info.vectorBits = 512;
+      info.vectorRegisters = 32;
+    } else if (has("+avx")) {
+      info.vectorBits = 256;
+    }
+    info.fma = has("+fma");
+    info.nativeRounding = has("+sse4.1");
+  }
+  setCaches(info);
+  return info;
+}
+
+GemmTile TargetInfo::gemmTile(int64_t elementBytes, int64_t k) const {
+  GemmTile tile;
+  tile.lanes = std::max<int64_t>(1, lanes(elementBytes));
+  // Vectors per row of the tile: two on x86 (AVX-512 14x32, AVX2 6x16, the
+  // classic tiles), four on NEON, whose 128-bit vectors are narrow.
+  int64_t vectors = isAArch64 ? 4 : 2;
+  // Keep one register for the A broadcast and one spare; without FMA every
+  // step needs a product temporary as well.
+  int64_t budget = int64_t(vectorRegisters) - vectors - 2 - (fma ? 0 : 2);
+  tile.mr = std::clamp<int64_t>(budget / vectors, 1, 14);
+  tile.nr = tile.lanes * vectors;
+  // K is not split (KC = K): the epilogue then runs once, on registers,
+  // and a K x NR panel of B streams from L1/L2 with a 14-row tile reusing
+  // each loaded vector 14 times. MC: half of L2 holds MC x K of A.
+  tile.kc = std::max<int64_t>(1, k);
+  tile.mc = roundDown(l2Bytes / 2 / (tile.kc * elementBytes), tile.mr);
+  return tile;
+}
+
+std::string TargetInfo::describe() const {
+  return fmt::format("{} {}x{}-bit{} L1 {}K L2 {}K", cpu, vectorRegisters,
+                     vectorBits, fma ? " fma" : "", l1Bytes / 1024,
+                     l2Bytes / 1024);
+}
+
+} // namespace kiln::codegen
