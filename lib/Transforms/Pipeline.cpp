@@ -106,6 +106,9 @@ void buildDefaultPipeline(PassManager &manager) {
   // Reject a broken input before any rewrite sees it.
   manager.addPass(createVerifyPass());
   manager.addPass(createSimplificationLoop());
+  // After the fixed point: the simplifier's rules match the consumers as
+  // separate instructions (and would not look inside a fusion).
+  manager.addPass(createOutputFusionPass());
   // Code generation relies on a verified module; cheap next to codegen.
   manager.addPass(createVerifyPass());
 }
