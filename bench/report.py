@@ -1,0 +1,177 @@
+#!/usr/bin/python3
+"""report.py - Renders WORK/results.json (bench.py) as Markdown and puts it into a document
+between `<!-- bench:begin NAME -->` and `<!-- bench:end NAME -->`, replacing what was there (the
+section is appended when the markers are missing), so rerunning the benchmark updates the numbers
+in place and leaves every other section — the committed baseline, say — alone.
+Usage: report.py RESULTS.json --out docs/performance.md [--section latest] [--command CMD]"""
+import argparse
+import math
+import os
+import re
+import json
+
+
+def fmt(x, digits=3):
+    if x is None:
+        return '—'
+    if isinstance(x, int):
+        return f'{x:,}'
+    return f'{x:.{digits}g}' if abs(x) < 1000 else f'{x:,.0f}'
+
+
+def ms(x):
+    return '—' if x is None else (f'{x:.3f}' if x < 10 else f'{x:.1f}')
+
+
+def ok(row):
+    """Timed and with outputs that match the reference."""
+    return 'kiln_ms' in row and row.get('match') == 'yes'
+
+
+def match_cell(row):
+    if 'error' in row:
+        return 'error: ' + row['error'].replace('|', '/').replace('\n', ' ')[:160]
+    return row['match'].replace('|', '/')
+
+
+def machine(res, command):
+    m = res['machine']
+    lines = [f'- Command: `{command}`' + (' (quick: fewer models and iterations; a smoke run)'
+                                          if res.get('quick') else ''),
+             f'- Machine: {m["cpu"]}, {m["cores"]} cores (shared); ISA: {", ".join(m["isa"])}',
+             f'- Date: {m["date"]}; kiln commit `{m["commit"]}` ({m["kiln_version"]})',
+             f'- References: OpenBLAS {m["openblas"]} (Debian), node {m["node"]}']
+    refs = sorted({r['ref_version'] for part in ('models', 'conv')
+                   for r in res.get(part, {}).get('rows', []) if 'ref_version' in r})
+    if refs:
+        lines[-1] += ', ' + ', '.join(refs)
+    if 'peak' in res:
+        p = res['peak']
+        lines.append(f'- One core\'s FMA peak (bench/micro/peak.c): **{p["peak_gflops"]:.1f} GFLOP/s** '
+                     f'({p["isa"]}; ' + ', '.join(f'{k} {v:.1f}' for k, v in p['variants'].items()) + ')')
+    for part in ('peak', 'micro', 'conv', 'models'):
+        if part in res and res[part].get('date') != m['date']:
+            lines.append(f'- The {part} part is from an earlier run: {res[part]["date"]}, '
+                         f'commit `{res[part]["commit"]}`')
+    return lines
+
+
+def models_table(rows):
+    out = ['| model | format | kiln ms | reference | reference ms | kiln/ref time | compile s | '
+           'arena bytes | object bytes | iterations | outputs match |',
+           '|---|---|---:|---|---:|---:|---:|---:|---:|---:|---|']
+    for r in rows:
+        out.append(f'| {r["model"]}{" (conv)" if r.get("conv_net") else ""} | {r["format"]} | '
+                   f'{ms(r.get("kiln_ms"))} | {r["reference"]} | {ms(r.get("ref_ms"))} | '
+                   f'{fmt(r.get("ratio"))} | {fmt(r.get("compile_s"), 2)} | '
+                   f'{fmt(r.get("arena_bytes"))} | {fmt(r.get("object_bytes"))} | '
+                   f'{fmt(r.get("iters"))} | {match_cell(r)} |')
+    return out
+
+
+def geomean(xs):
+    return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
+
+
+def micro_table(rows, peak):
+    out = ['| kernel | kiln GFLOP/s | reference GFLOP/s | reference | kiln ÷ ref speed | '
+           'kiln % of peak | kiln ms | compile s | outputs match |',
+           '|---|---:|---:|---|---:|---:|---:|---:|---|']
+    for r in rows:
+        pct = (f'{100 * r["kiln_gflops"] / peak:.1f}%' if peak and 'kiln_gflops' in r else '—')
+        speed = r['kiln_gflops'] / r['ref_gflops'] if 'kiln_gflops' in r else None
+        ref = r['reference'] + (f' ({r["ref_variant"]})' if r.get('ref_variant') else '')
+        out.append(f'| {r["kernel"]} | {fmt(r.get("kiln_gflops"))} | {fmt(r.get("ref_gflops"))} | '
+                   f'{ref} | {fmt(speed)} | {pct} | {ms(r.get("kiln_ms"))} | '
+                   f'{fmt(r.get("compile_s"), 2)} | {match_cell(r)} |')
+    return out
+
+
+def targets(res):
+    """[(target, what was measured, met)]; a row without a valid measurement misses its target."""
+    peak = res.get('peak', {}).get('peak_gflops')
+    micro = res.get('micro', {}).get('rows', [])
+    conv = res.get('conv', {}).get('rows', [])
+    mrows = res.get('models', {}).get('rows', [])
+    out = []
+
+    def each(title, rows, value, good, label, unit=''):
+        if not rows:
+            return
+        vals = [(label(r), value(r) if ok(r) else None) for r in rows]
+        text = ', '.join(f'{n} {"—" if v is None else fmt(v, 3) + unit}' for n, v in vals)
+        out.append((title, text, all(v is not None and good(v) for _, v in vals)))
+
+    big = [r for r in micro if r['name'] in ('gemm_256', 'gemm_512', 'gemm_1024')]
+    each('sgemm, constant B, 256–1024: kiln ≥ 0.9 × best OpenBLAS', big,
+         lambda r: r['kiln_gflops'] / r['ref_gflops'], lambda v: v >= 0.9, lambda r: r['name'])
+    if peak:
+        each('sgemm, constant B, 256–1024: kiln ≥ 60% of FMA peak', big,
+             lambda r: 100 * r['kiln_gflops'] / peak, lambda v: v >= 60, lambda r: r['name'], '%')
+    each('sgemv (M=1): kiln ≥ 1.2 × OpenBLAS', [r for r in micro if r['name'].startswith('gemv')],
+         lambda r: r['kiln_gflops'] / r['ref_gflops'], lambda v: v >= 1.2, lambda r: r['name'])
+    each('each conv layer: kiln ≥ 1.0 × ONNX Runtime (speed)', conv,
+         lambda r: r['ref_ms'] / r['kiln_ms'], lambda v: v >= 1.0, lambda r: r['kernel'])
+    onnx = [r for r in mrows if r['format'] == 'ONNX']
+    each('every ONNX conv net: kiln/ORT time ≤ 1.0', [r for r in onnx if r.get('conv_net')],
+         lambda r: r['ratio'], lambda v: v <= 1.0, lambda r: r['model'])
+    if onnx:
+        ratios = [r['ratio'] for r in onnx if ok(r)]
+        g = geomean(ratios)
+        missing = len(onnx) - len(ratios)
+        out.append(('geometric mean of kiln/ORT time over the ONNX models ≤ 0.8',
+                    f'{fmt(g, 3)} over {len(ratios)} models' +
+                    (f' ({missing} without a valid measurement)' if missing else ''),
+                    g is not None and g <= 0.8 and not missing))
+    each('every TF model: kiln/TF.js-wasm time ≤ 0.5', [r for r in mrows if r['format'] == 'TF.js'],
+         lambda r: r['ratio'], lambda v: v <= 0.5, lambda r: r['model'])
+    return out
+
+
+def render(res, command):
+    lines = machine(res, command)
+    peak = res.get('peak', {}).get('peak_gflops')
+    if 'models' in res:
+        rows = res['models']['rows']
+        lines += ['', '#### Real models (median latency of one call, 1 thread)', '']
+        lines += models_table(rows)
+        g = geomean([r['ratio'] for r in rows if r['format'] == 'ONNX' and ok(r)])
+        if g is not None:
+            lines += ['', f'Geometric mean of kiln/ONNX Runtime time over the ONNX models with '
+                      f'matching outputs: **{g:.3f}**.']
+    micro = res.get('micro', {}).get('rows', []) + res.get('conv', {}).get('rows', [])
+    if micro:
+        lines += ['', '#### Micro-benchmarks (median of one call, 1 thread)', '']
+        lines += micro_table(micro, peak)
+    t = targets(res)
+    if t:
+        lines += ['', '#### Targets', '', '| target | measured | |', '|---|---|---|']
+        lines += [f'| {a} | {b} | {"met" if c else "**missed**"} |' for a, b, c in t]
+    return '\n'.join(lines) + '\n'
+
+
+def splice(doc, name, body):
+    begin, end = f'<!-- bench:begin {name} -->', f'<!-- bench:end {name} -->'
+    block = f'{begin}\n{body}{end}'
+    pat = re.compile(re.escape(begin) + '.*?' + re.escape(end), re.S)
+    if pat.search(doc):
+        return pat.sub(lambda _: block, doc)
+    return doc.rstrip('\n') + f'\n\n## Results ({name})\n\n{block}\n'
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument('results')
+    p.add_argument('--out', required=True)
+    p.add_argument('--section', default='latest')
+    p.add_argument('--command', default='bench/run.sh')
+    opts = p.parse_args()
+    res = json.load(open(opts.results))
+    doc = open(opts.out).read() if os.path.exists(opts.out) else '# Performance\n'
+    with open(opts.out, 'w') as f:
+        f.write(splice(doc, opts.section, render(res, opts.command)))
+    print(f'wrote the {opts.section} section of {opts.out}')
+
+
+if __name__ == '__main__':
+    main()
