@@ -7,7 +7,7 @@
 //   JOB: {kind: 'onnx'|'tfjs', model, addon, dir,
 //         kiln: {so, entry, args: [bytes], results: [bytes], arena, order: [feed index per arg]},
 //         feeds: [{name, dtype, shape, file}], fetches: [...] (tfjs),
-//         warmup, minIters, maxIters, budgetSec, capSec}
+//         warmup, warmupSec, minIters, maxIters, budgetSec, capSec}
 //   Writes DIR/kiln_K.bin (kiln's results), DIR/ref_K.bin (the reference's outputs) and
 //   DIR/timing.json: {kiln_ms: [...], ref_ms: [...], ref_outputs: [{name, dtype, shape}],
 //   ref_version} or {error}.
@@ -123,10 +123,16 @@ async function main() {
       if (status !== 0) throw new Error(`kiln's entry returned ${status}`);
       return [ms(t0, t1), ms(t1, t2)];
     };
-    // Warm-up (page faults, caches, lazy initialization on both sides), bounded in time so a slow
-    // model does not spend the whole budget here.
+    // Warm-up (page faults, caches, lazy initialization, V8 tiering up the JS side): at least
+    // `warmup` pairs and warmupSec seconds (ONNX Runtime was seen to run several times slower
+    // for its first ~70 calls), but at most capSec/3 for a slow model.
     const w0 = now();
-    for (let i = 0; i < job.warmup && (i < 2 || ms(w0, now()) < 1000 * job.budgetSec / 2); ++i) await step();
+    for (let i = 0; ; ++i) {
+      const spent = ms(w0, now()) / 1000;
+      if (i >= 2 && spent >= job.capSec / 3) break;
+      if (i >= job.warmup && spent >= job.warmupSec) break;
+      await step();
+    }
     const kilnMs = [], refMs = [];
     const s0 = now();
     // At least minIters, until the budget is spent; a model slow enough to need more than capSec

@@ -37,6 +37,7 @@ class Timing:
 
     def __init__(self, quick):
         self.warmup = 3 if quick else 10
+        self.warmup_sec = 0.5 if quick else 1.5
         self.min_iters = 5 if quick else 20
         self.max_iters = 100000
         self.budget_sec = 0.5 if quick else 3.0
@@ -96,7 +97,7 @@ class Bench:
                         'args': [a['bytes'] for a in manifest['args']],
                         'results': [r['bytes'] for r in manifest['results']],
                         'arena': manifest['arena']['bytes'], 'order': arg_feed},
-               'warmup': t.warmup, 'minIters': t.min_iters,
+               'warmup': t.warmup, 'warmupSec': t.warmup_sec, 'minIters': t.min_iters,
                'maxIters': t.max_iters, 'budgetSec': t.budget_sec, 'capSec': t.cap_sec}
         job_path = os.path.join(wdir, 'job.json')
         with open(job_path, 'w') as f:
