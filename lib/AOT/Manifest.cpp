@@ -84,6 +84,25 @@ std::string stringArray(const std::vector<std::string> &all) {
   return out + "]";
 }
 
+std::string kernelArray(const std::vector<KernelInfo> &all) {
+  if (all.empty())
+    return "[]";
+  std::string out = "[\n";
+  for (size_t i = 0; i < all.size(); ++i) {
+    const KernelInfo &k = all[i];
+    out += fmt::format(
+        "    {{ \"instruction\": {}, \"kernel\": {}, \"function\": {}, "
+        "\"m\": {}, \"n\": {}, \"k\": {}, \"tile\": {{ \"mr\": {}, "
+        "\"nr\": {}, \"kc\": {}, \"mc\": {} }}, \"packed_weights\": {}, "
+        "\"epilogue\": {} }}{}\n",
+        jsonString(k.instruction), jsonString(k.kernel), jsonString(k.function),
+        k.m, k.n, k.k, k.mr, k.nr, k.kc, k.mc,
+        k.packedWeights ? "true" : "false", jsonString(k.epilogue),
+        i + 1 < all.size() ? "," : "");
+  }
+  return out + "  ]";
+}
+
 } // namespace
 
 std::string generateManifest(const ModelInfo &info) {
@@ -94,15 +113,16 @@ std::string generateManifest(const ModelInfo &info) {
   out += fmt::format("  \"name\": {},\n", jsonString(name));
   out += fmt::format("  \"entry\": {},\n", jsonString(name + "_run"));
   out += fmt::format("  \"target\": {{\n    \"triple\": {},\n    \"cpu\": {},\n"
-                     "    \"features\": {}\n  }},\n",
+                     "    \"features\": {},\n    \"tuning\": {}\n  }},\n",
                      jsonString(info.triple), jsonString(info.cpu),
-                     jsonString(info.features));
+                     jsonString(info.features), jsonString(info.tuning));
   out += fmt::format("  \"arena\": {{\n    \"bytes\": {},\n    \"alignment\": "
                      "{}\n  }},\n",
                      info.arenaBytes, info.arenaAlignment);
   out += fmt::format("  \"weights_bytes\": {},\n", info.weightsBytes);
   out += fmt::format("  \"args\": {},\n", tensorArray(info.args, true));
   out += fmt::format("  \"results\": {},\n", tensorArray(info.results, false));
+  out += fmt::format("  \"kernels\": {},\n", kernelArray(info.kernels));
   out += fmt::format("  \"required_symbols\": {}\n",
                      stringArray(info.requiredSymbols));
   return out + "}\n";

@@ -146,13 +146,18 @@ Value *roundAwayFromZero(EmitterContext &ctx, Value *x) {
 
 // --- exp / log ------------------------------------------------------------------
 
-/// p * 2^n for an integral float n in [-1100, 1100], split in two factors
+/// p * 2^n for an integral float n in [-1100, 1100] (or NaN, when p is
+/// NaN as well), split in two factors
 /// so both stay normal while the product may be subnormal or overflow.
 static Value *scaleByPowerOfTwo(EmitterContext &ctx, Value *p, Value *n) {
   llvm::IRBuilder<> &b = ctx.builder();
   bool dbl = isDouble(p);
   llvm::Type *it = bitsType(p);
-  Value *ni = b.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {it, n->getType()}, {n});
+  // n is integral and in range, or NaN (then p is NaN too): a plain
+  // fptosi of NaN-as-0 is exact and stays one vector instruction, where
+  // llvm.fptosi.sat is split into a scalar convert per lane by LLVM 19.
+  Value *finite = b.CreateSelect(b.CreateFCmpUNO(n, n), fc(n, 0.0), n);
+  Value *ni = b.CreateFPToSI(finite, it);
   Value *n1 = b.CreateAShr(ni, ic(it, 1));
   Value *n2 = b.CreateSub(ni, n1);
   uint64_t bias = dbl ? 1023 : 127, mbits = dbl ? 52 : 23;

@@ -123,6 +123,12 @@ Error generateCode(const import::ImportedModel &model,
   info.arenaAlignment = analysis::BufferAssignment::kArenaAlignment;
   info.weightsBytes = generated->weightsBytes;
   info.requiredSymbols = generated->requiredSymbols;
+  info.tuning = generated->targetDescription;
+  for (const codegen::KernelRecord &record : generated->kernels)
+    info.kernels.push_back({record.instruction, record.kernel, record.function,
+                            record.m, record.n, record.k, record.mr, record.nr,
+                            record.kc, record.mc, record.packedWeights,
+                            record.epilogue});
 
   if (wants(options.emit, "llvm")) {
     auto text =

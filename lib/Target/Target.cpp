@@ -199,6 +199,9 @@ createTargetMachine(const ResolvedTarget &target) {
     features = features.empty() ? host : host + "," + features;
   }
   llvm::TargetOptions options;
+  // Assembly (--emit asm) carries LLVM's comments: loop headers and
+  // depths, spill and reload markers, which the kernel tests check.
+  options.MCOptions.AsmVerbose = true;
   auto reloc =
       hasOperatingSystem(triple) ? llvm::Reloc::PIC_ : llvm::Reloc::Static;
   std::unique_ptr<llvm::TargetMachine> machine((*found)->createTargetMachine(

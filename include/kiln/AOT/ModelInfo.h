@@ -23,6 +23,17 @@ struct TensorInfo {
   int64_t bytes = 0;
 };
 
+/// One contraction kernel code generation chose (the manifest's "kernels").
+struct KernelInfo {
+  std::string instruction; // the HLO instruction (dot, convolution, fusion)
+  std::string kernel;      // kernel family
+  std::string function;    // the internal function (shared by equal shapes)
+  int64_t m = 0, n = 0, k = 0;
+  int64_t mr = 0, nr = 0, kc = 0, mc = 0;
+  bool packedWeights = false;
+  std::string epilogue; // fused elementwise ops applied in registers
+};
+
 struct ModelInfo {
   std::string name;         // C identifier: NAME_run, NAME_ARENA_SIZE, ...
   std::string cppNamespace; // "a::b" or empty
@@ -34,6 +45,8 @@ struct ModelInfo {
   std::vector<TensorInfo> args;    // feeds, then variables
   std::vector<TensorInfo> results; // fetches (variables update args in place)
   std::vector<std::string> requiredSymbols;
+  std::string tuning; // what the kernels were tuned for (TargetInfo)
+  std::vector<KernelInfo> kernels;
 };
 
 /// `text` made a valid C identifier: every character outside [A-Za-z0-9_]

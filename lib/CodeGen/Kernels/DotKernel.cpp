@@ -95,9 +95,10 @@ Expected<bool> emitDotKernel(EmitterContext &ctx, const Instruction &dot,
   const Instruction *weights = constantSource(ctx, *dot.operand(1));
   if (!weights && !g->bInPlace)
     return false;
+  // Only touch the rhs buffer when it is read in place: asking for a
+  // constant's buffer would emit its unpacked copy as well.
   std::optional<BufferRef> lhs = ctx.operandBuffer(dot, 0);
-  std::optional<BufferRef> rhs = ctx.operandBuffer(dot, 1);
-  if (!lhs || !rhs)
+  if (!lhs || !ctx.isMaterialized({dot.operand(1), -1}))
     return false;
   std::optional<Epilogue> epilogue =
       fusion ? Epilogue::analyze(*fusion, dot) : Epilogue();
@@ -120,7 +121,7 @@ Expected<bool> emitDotKernel(EmitterContext &ctx, const Instruction &dot,
   Value *bAddress = shape.packedB
                         ? packPanels(ctx, *weights, g->bBatches, g->bKs,
                                      g->bNs, tile.nr)
-                        : rhs->address;
+                        : ctx.operandBuffer(dot, 1)->address;
   std::vector<Value *> args{ctx.outputBuffer(fusion ? *fusion : dot).address,
                             lhs->address, bAddress};
   for (Value *leaf : epilogue->leafPointers(ctx))

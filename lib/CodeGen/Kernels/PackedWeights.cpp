@@ -71,8 +71,11 @@ llvm::GlobalVariable *packPanels(EmitterContext &ctx,
           size_t from = size_t(b + ks[size_t(kk)] + ns[size_t(column)]) * bytes;
           std::memcpy(&packed[out], &source[from], bytes);
         }
-  llvm::Constant *data = llvm::ConstantDataArray::get(
-      ctx.context(), llvm::ArrayRef<uint8_t>(packed.data(), packed.size()));
+  // Typed (float/double elements), so the packed layout reads in IR dumps.
+  llvm::Constant *data = llvm::ConstantDataArray::getRaw(
+      llvm::StringRef(reinterpret_cast<const char *>(packed.data()),
+                      packed.size()),
+      packed.size() / bytes, ctx.storageType(constant.shape().dtype()));
   auto *global = new llvm::GlobalVariable(
       ctx.module(), data->getType(), /*isConstant=*/true,
       llvm::GlobalValue::PrivateLinkage, data,
