@@ -19,6 +19,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <set>
+#include <tuple>
 
 namespace kiln::analysis {
 
@@ -458,16 +459,29 @@ static std::string valueName(ValueRef value) {
 std::string BufferAssignment::toString() const {
   std::string out = fmt::format("arena: {} bytes, alignment {}\n", arenaBytes_,
                                 kArenaAlignment);
-  // Entry values in schedule order, then fused values, each by (pos, index).
-  std::vector<std::pair<std::pair<int64_t, int64_t>, ValueRef>> order;
+  // Entry values in schedule order, then fused values by their fusion's
+  // schedule position and their order in its computation (never by
+  // address, so the text is deterministic); tuple elements by index.
+  using Key = std::tuple<int64_t, int64_t, int64_t, int64_t>;
+  std::vector<std::pair<Key, ValueRef>> order;
   std::map<const ir::Instruction *, int64_t> position;
-  for (size_t i = 0; i < schedule_.size(); ++i)
+  std::map<const ir::Instruction *, std::pair<int64_t, int64_t>> fused;
+  for (size_t i = 0; i < schedule_.size(); ++i) {
     position[schedule_[i]] = int64_t(i);
+    if (const ir::Computation *called = schedule_[i]->calledComputation()) {
+      std::vector<ir::Instruction *> inner = called->instructions();
+      for (size_t j = 0; j < inner.size(); ++j)
+        fused.try_emplace(inner[j], int64_t(i), int64_t(j));
+    }
+  }
   int64_t fusedKey = int64_t(schedule_.size());
   for (const auto &[value, slice] : slices_) {
-    auto it = position.find(value.instruction);
-    int64_t key = it != position.end() ? it->second : fusedKey;
-    order.push_back({{key, value.tupleIndex}, value});
+    Key key{fusedKey, 0, 0, value.tupleIndex};
+    if (auto it = position.find(value.instruction); it != position.end())
+      key = {it->second, 0, 0, value.tupleIndex};
+    else if (auto f = fused.find(value.instruction); f != fused.end())
+      key = {fusedKey, f->second.first, f->second.second, value.tupleIndex};
+    order.push_back({key, value});
   }
   std::stable_sort(order.begin(), order.end(),
                    [](const auto &a, const auto &b) { return a.first < b.first; });
