@@ -16,7 +16,7 @@
 //     maximum, minimum, where X is a per-channel broadcast (a rank-1 value
 //     broadcast along C's output feature dimension), a scalar or a
 //     broadcast of a scalar, or, for add only, any other array value of
-//     C's shape (a residual);
+//     C's shape that is not a broadcast (a residual);
 //   - single user U = clamp(lo, V, hi) with scalar(-broadcast) bounds;
 //   - single user U = logistic, tanh or negate of V;
 //   - leaky ReLU as the importers emit it: users {compare(V, s),
@@ -143,8 +143,11 @@ bool isChainStep(const Chain &chain, const Instruction *u, const Instruction *v,
   if (isSideOperand(chain, x))
     return true;
   // A residual: any other array of the same shape. It cannot depend on the
-  // contraction: every user of a chain value is in the chain.
-  return opcode == Opcode::Add && x->shape() == chain.contraction->shape();
+  // contraction: every user of a chain value is in the chain. A broadcast
+  // along other dimensions is neither a bias nor a residual (per row, not
+  // per channel): left unfused.
+  return opcode == Opcode::Add && x->shape() == chain.contraction->shape() &&
+         x->opcode() != Opcode::Broadcast;
 }
 
 class ChainBuilder {
