@@ -35,7 +35,10 @@ std::span<const RuleRow> layoutRules();
 /// Applies when every operand is a transpose by the same P (used by this
 /// op only, so no transpose is duplicated), a constant (its transpose is
 /// folded), a broadcast (re-broadcast with permuted dimensions) or a scalar
-/// bound of clamp.
+/// bound of clamp. A concatenate moves the same way, its dimension d
+/// becoming P[d]:
+///   concatenate(transpose(x, P), c), dim=d
+///     -> transpose(concatenate(x, transpose(c, P^-1)), dim=P[d]), P).
 ir::Instruction *sinkTranspose(ir::Instruction &instruction);
 
 /// A broadcast equal to transpose(broadcast, permutation), built next to

@@ -8,6 +8,11 @@
 // elementwise op commutes with any permutation of its operands' elements)
 // makes them meet, and the transpose rules then cancel the pair.
 //
+// Concatenates move the same way (concatenating transposes along dimension
+// d is transposing the concatenation along permutation[d]): NCHW models pad
+// channels for a residual by concatenating zeros on dimension 1, which
+// would otherwise keep a transpose pair alive around every residual block.
+//
 //===----------------------------------------------------------------------===//
 #include "SimplifierRules.h"
 #include "TransformUtils.h"
@@ -61,7 +66,9 @@ Instruction *untransposed(Instruction &op, Instruction *operand,
 
 Instruction *sinkTranspose(Instruction &op) {
   const ir::Shape &shape = op.shape();
-  if (!ir::isElementwise(op.opcode()) || shape.isTuple() || shape.rank() < 2)
+  bool concatenate = op.opcode() == Opcode::Concatenate;
+  if ((!ir::isElementwise(op.opcode()) && !concatenate) || shape.isTuple() ||
+      shape.rank() < 2)
     return nullptr;
   const std::vector<int64_t> *found = transposePermutation(op);
   if (!found)
@@ -71,7 +78,7 @@ Instruction *sinkTranspose(Instruction &op) {
   // apply leaves no half-built instructions behind.
   for (Instruction *operand : op.operands()) {
     Opcode opcode = operand->opcode();
-    bool scalarBound = operand->shape().rank() == 0; // clamp(min, x, max)
+    bool scalarBound = !concatenate && operand->shape().rank() == 0; // clamp
     bool movable = opcode == Opcode::Constant || opcode == Opcode::Broadcast ||
                    (opcode == Opcode::Transpose &&
                     operand->attrs().dimensions == permutation &&
@@ -93,8 +100,11 @@ Instruction *sinkTranspose(Instruction &op) {
   std::vector<int64_t> dims(size_t(shape.rank()));
   for (size_t i = 0; i < permutation.size(); ++i)
     dims[size_t(permutation[i])] = shape.dim(i);
+  ir::Attributes movedAttrs = op.attrs();
+  if (concatenate)
+    movedAttrs.dimensions = {permutation[size_t(op.attrs().dimensions.at(0))]};
   Instruction *moved =
-      build(*op.parent(), op.opcode(), std::move(operands), op.attrs(),
+      build(*op.parent(), op.opcode(), std::move(operands), movedAttrs,
             ir::Shape(shape.dtype(), std::move(dims)), op.name());
   if (!moved)
     return nullptr;

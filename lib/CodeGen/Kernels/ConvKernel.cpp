@@ -19,12 +19,48 @@
 
 #include <fmt/format.h>
 
+#include <memory>
+
 namespace kiln::codegen::kernels {
 
 using ir::Instruction;
 using llvm::Value;
 
 namespace {
+
+/// Rows of a tile inside the input (no padding tap, one output row): a
+/// base pointer plus constant offsets per pixel and per tap.
+class InteriorRows final : public RowSource {
+public:
+  InteriorRows(ir::DType dtype, const ConvGeometry &g, Value *base)
+      : dtype_(dtype), g_(g), base_(base) {
+    segments = g.taps;
+    segmentLength = g.inPerGroup;
+    kStride = 1;
+  }
+
+  std::vector<Value *> rows(EmitterContext &ctx, Value *, int64_t count,
+                            Value *segment) const override {
+    llvm::IRBuilder<> &b = ctx.builder();
+    std::vector<Value *> tap = splitIndex(ctx, segment, g_.kernelSizes);
+    Value *offset = ctx.i64(0);
+    for (size_t s = 0; s < tap.size(); ++s)
+      offset = b.CreateAdd(
+          offset, b.CreateMul(tap[s], ctx.i64(g_.window[s].windowDilation *
+                                              g_.inStrides[s])));
+    Value *first = b.CreateGEP(ctx.storageType(dtype_), base_, offset);
+    int64_t step = g_.window.back().stride * g_.inStrides.back();
+    std::vector<Value *> pointers;
+    for (int64_t r = 0; r < count; ++r)
+      pointers.push_back(offsetPointer(ctx, dtype_, first, ctx.i64(r * step)));
+    return pointers;
+  }
+
+private:
+  ir::DType dtype_;
+  const ConvGeometry &g_;
+  Value *base_;
+};
 
 /// Row pointers of output pixels for one kernel tap.
 class ConvRows final : public RowSource {
@@ -61,11 +97,41 @@ public:
     return pointers;
   }
 
+  /// Tiles whose pixels share one output row and whose taps all land in
+  /// the input (no lhs dilation) read through InteriorRows.
+  FastPath fastPath(EmitterContext &ctx, Value *firstRow,
+                    int64_t count) const override {
+    for (const ir::WindowDim &w : g_.window)
+      if (w.baseDilation != 1)
+        return {};
+    llvm::IRBuilder<> &b = ctx.builder();
+    std::vector<Value *> pixel = splitIndex(ctx, firstRow, pixelSizes_);
+    size_t last = g_.outSizes.size() - 1;
+    Value *inside = b.CreateICmpSLE(b.CreateAdd(pixel[last + 1], ctx.i64(count)),
+                                    ctx.i64(g_.outSizes[last]));
+    Value *offset = b.CreateMul(pixel[0], ctx.i64(g_.inBatchStride));
+    for (size_t s = 0; s <= last; ++s) {
+      const ir::WindowDim &w = g_.window[s];
+      Value *low = b.CreateSub(b.CreateMul(pixel[s + 1], ctx.i64(w.stride)),
+                               ctx.i64(w.padLow));
+      int64_t span = (s == last ? (count - 1) * w.stride : 0) +
+                     (g_.kernelSizes[s] - 1) * w.windowDilation;
+      inside = b.CreateAnd(inside, b.CreateICmpSGE(low, ctx.i64(0)));
+      inside = b.CreateAnd(inside, b.CreateICmpSLT(b.CreateAdd(low, ctx.i64(span)),
+                                                   ctx.i64(g_.inSizes[s])));
+      offset = b.CreateAdd(offset, b.CreateMul(low, ctx.i64(g_.inStrides[s])));
+    }
+    interior_ = std::make_unique<InteriorRows>(
+        dtype_, g_, b.CreateGEP(ctx.storageType(dtype_), input_, offset));
+    return {inside, interior_.get()};
+  }
+
 private:
   ir::DType dtype_;
   const ConvGeometry &g_;
   Value *input_, *zero_;
   std::vector<int64_t> pixelSizes_;
+  mutable std::unique_ptr<InteriorRows> interior_;
 };
 
 /// A 1x1 window with unit stride, no padding and no dilation.
@@ -99,8 +165,8 @@ std::string windowKey(const ConvGeometry &g) {
   std::string key;
   for (size_t s = 0; s < g.window.size(); ++s) {
     const ir::WindowDim &w = g.window[s];
-    key += fmt::format("[{}:{}->{} k{} s{} p{} d{},{} is{}]", g.inSizes[s],
-                       g.outSizes[s], g.outSizes[s], w.size, w.stride, w.padLow,
+    key += fmt::format("[{}->{} k{} s{} p{} d{},{} is{}]", g.inSizes[s],
+                       g.outSizes[s], w.size, w.stride, w.padLow,
                        w.baseDilation, w.windowDilation, g.inStrides[s]);
   }
   return key;

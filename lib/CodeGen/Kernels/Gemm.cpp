@@ -60,7 +60,11 @@ private:
   Error emitTailRows(int64_t firstRow, int64_t rows, int64_t fullPanels,
                      int64_t tailCols);
   Error emitTile(Value *row0, Value *panel0, const TilePlan &plan);
-  Expected<std::vector<Value *>> emitSegment(Value *row0, Value *panel0,
+  Expected<std::vector<Value *>> emitK(const RowSource &a, Value *row0,
+                                       Value *panel0, const TilePlan &plan,
+                                       std::vector<Value *> acc);
+  Expected<std::vector<Value *>> emitSegment(const RowSource &a, Value *row0,
+                                             Value *panel0,
                                              const TilePlan &plan, Value *seg,
                                              std::vector<Value *> acc);
   Error storeTile(Value *row0, Value *panel0, const TilePlan &plan,
@@ -157,27 +161,60 @@ Error GemmEmitter::emitTile(Value *row0, Value *panel0, const TilePlan &plan) {
       ctx_.storageType(shape_.dtype), unsigned(lanes_));
   std::vector<Value *> acc(size_t(plan.rows * vectorsOf(plan)),
                            llvm::Constant::getNullValue(vector));
-  const RowSource &a = *ops_.a;
-  Expected<std::vector<Value *>> sums =
-      a.segments == 1
-          ? emitSegment(row0, panel0, plan, ctx_.i64(0), std::move(acc))
-          : emitCarriedLoop(
-                ctx_, ctx_.i64(0), ctx_.i64(a.segments), 1, std::move(acc),
-                [&](Value *seg, const std::vector<Value *> &carried) {
-                  return emitSegment(row0, panel0, plan, seg, carried);
-                },
-                "gemm.tap");
-  if (!sums)
-    return sums.takeError();
-  return storeTile(row0, panel0, plan, *sums);
+  RowSource::FastPath fast = ops_.a->fastPath(ctx_, row0, plan.rows);
+  if (!fast.condition) {
+    Expected<std::vector<Value *>> sums = emitK(*ops_.a, row0, panel0, plan, acc);
+    if (!sums)
+      return sums.takeError();
+    return storeTile(row0, panel0, plan, *sums);
+  }
+  // Both paths compute the same sums in the same order; they meet before
+  // the epilogue, which is emitted once.
+  llvm::Function *function = b_.GetInsertBlock()->getParent();
+  auto *fastBlock = llvm::BasicBlock::Create(ctx_.context(), "tile.fast", function);
+  auto *slowBlock = llvm::BasicBlock::Create(ctx_.context(), "tile.edge", function);
+  auto *join = llvm::BasicBlock::Create(ctx_.context(), "tile.join", function);
+  b_.CreateCondBr(fast.condition, fastBlock, slowBlock);
+  std::vector<std::pair<std::vector<Value *>, llvm::BasicBlock *>> arms;
+  for (auto [block, rows] : {std::pair{fastBlock, fast.rows},
+                             std::pair{slowBlock, ops_.a}}) {
+    b_.SetInsertPoint(block);
+    Expected<std::vector<Value *>> sums = emitK(*rows, row0, panel0, plan, acc);
+    if (!sums)
+      return sums.takeError();
+    arms.push_back({*sums, b_.GetInsertBlock()});
+    b_.CreateBr(join);
+  }
+  b_.SetInsertPoint(join);
+  std::vector<Value *> sums;
+  for (size_t i = 0; i < acc.size(); ++i) {
+    llvm::PHINode *phi = b_.CreatePHI(acc[i]->getType(), 2);
+    for (auto &[values, block] : arms)
+      phi->addIncoming(values[i], block);
+    sums.push_back(phi);
+  }
+  return storeTile(row0, panel0, plan, sums);
+}
+
+Expected<std::vector<Value *>>
+GemmEmitter::emitK(const RowSource &a, Value *row0, Value *panel0,
+                   const TilePlan &plan, std::vector<Value *> acc) {
+  if (a.segments == 1)
+    return emitSegment(a, row0, panel0, plan, ctx_.i64(0), std::move(acc));
+  return emitCarriedLoop(
+      ctx_, ctx_.i64(0), ctx_.i64(a.segments), 1, std::move(acc),
+      [&](Value *seg, const std::vector<Value *> &carried) {
+        return emitSegment(a, row0, panel0, plan, seg, carried);
+      },
+      "gemm.tap");
 }
 
 /// The K loop over one segment: per step, the tile's B vectors are loaded
 /// once and each of its rows' A element is broadcast against them.
 Expected<std::vector<Value *>>
-GemmEmitter::emitSegment(Value *row0, Value *panel0, const TilePlan &plan,
-                         Value *seg, std::vector<Value *> acc) {
-  const RowSource &a = *ops_.a;
+GemmEmitter::emitSegment(const RowSource &a, Value *row0, Value *panel0,
+                         const TilePlan &plan, Value *seg,
+                         std::vector<Value *> acc) {
   std::vector<Value *> rows = a.rows(ctx_, row0, plan.rows, seg);
   Value *segOffset = b_.CreateNUWAdd(
       b_.CreateNUWMul(panel0, ctx_.i64(panelStride_)),

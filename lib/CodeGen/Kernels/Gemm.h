@@ -38,6 +38,18 @@ public:
   virtual std::vector<llvm::Value *> rows(EmitterContext &ctx,
                                           llvm::Value *firstRow, int64_t count,
                                           llvm::Value *segment) const = 0;
+  /// A cheaper source for tiles where `condition` holds (e.g. convolution
+  /// tiles away from the padding, whose rows are one base pointer plus
+  /// constant offsets): emitGemm then branches once per tile. Null when
+  /// there is none.
+  struct FastPath {
+    llvm::Value *condition = nullptr;
+    const RowSource *rows = nullptr;
+  };
+  virtual FastPath fastPath(EmitterContext &, llvm::Value * /*firstRow*/,
+                            int64_t /*count*/) const {
+    return {};
+  }
 };
 
 /// Rows at a fixed stride: row i starts at base + i * rowStride.

@@ -159,6 +159,14 @@ def conv_cases():
              [w(2), w(3, 1, 1, 1), w(2, 2)]),
         conv('kconv_f64', 'f64 3x3 convolution', 1, [6, 6], 4, 9,
              [w(3, 1, 1, 1), w(3, 1, 1, 1)], dtype='f64'),
+        # Rows wider than a tile: interior tiles take the fast path (one base
+        # pointer), tiles touching padding or crossing rows the edge path.
+        conv('kconv_wide_same', 'wide rows, 3x3 same padding (interior fast path)', 1, [6, 33],
+             5, 9, [w(3, 1, 1, 1), w(3, 1, 1, 1)]),
+        conv('kconv_wide_s2', 'wide rows, 3x3 stride 2, rhs dilation 2, batch 2', 2, [9, 61],
+             3, 20, [w(3, 2, 1, 1), w(3, 2, 2, 2, 1, 2)]),
+        conv('kconv_wide_1d', 'wide 1-D, kernel 5, asymmetric padding', 1, [45], 4, 7,
+             [w(5, 1, 1, 3)]),
     ]
 
 
