@@ -91,7 +91,8 @@ TargetInfo TargetInfo::fromMachine(const llvm::TargetMachine &machine) {
   return info;
 }
 
-GemmTile TargetInfo::gemmTile(int64_t elementBytes, int64_t k) const {
+GemmTile TargetInfo::gemmTile(int64_t elementBytes, int64_t m,
+                              int64_t k) const {
   GemmTile tile;
   tile.lanes = std::max<int64_t>(1, lanes(elementBytes));
   // Vectors per row of the tile: two on x86 (AVX-512 14x32, AVX2 6x16, the
@@ -102,6 +103,14 @@ GemmTile TargetInfo::gemmTile(int64_t elementBytes, int64_t k) const {
   int64_t budget = int64_t(vectorRegisters) - vectors - 2 - (fma ? 0 : 2);
   tile.mr = std::clamp<int64_t>(budget / vectors, 1, 14);
   tile.nr = tile.lanes * vectors;
+  if (m <= 4) {
+    // Memory-bound: every weight is used m times. Up to eight vectors per
+    // row keep enough independent FMA chains, within the same register
+    // budget as the full tile.
+    int64_t wide = std::clamp<int64_t>(tile.mr * vectors / std::max<int64_t>(m, 1), 1, 8);
+    tile.mr = std::max<int64_t>(m, 1);
+    tile.nr = tile.lanes * wide;
+  }
   // K is not split (KC = K): the epilogue then runs once, on registers,
   // and a K x NR panel of B streams from L1/L2 with a 14-row tile reusing
   // each loaded vector 14 times. MC: half of L2 holds MC x K of A.

@@ -53,9 +53,11 @@ struct TargetInfo {
   int64_t lanes(int64_t elementBytes) const {
     return int64_t(vectorBits / 8) / elementBytes;
   }
-  /// The GEMM tile for elements of `elementBytes` bytes (4: f32, 8: f64)
-  /// and a contraction of length k.
-  GemmTile gemmTile(int64_t elementBytes, int64_t k) const;
+  /// The GEMM tile for elements of `elementBytes` bytes (4: f32, 8: f64),
+  /// m rows and a contraction of length k. Skinny GEMMs (m <= 4, batch-1
+  /// fully connected layers) get a tile of all m rows and a wide NR, so
+  /// the packed weights stream as one sequence with enough accumulators.
+  GemmTile gemmTile(int64_t elementBytes, int64_t m, int64_t k) const;
 
   /// One line for reports: "avx512 32x512-bit fma L1 32K L2 1024K".
   std::string describe() const;

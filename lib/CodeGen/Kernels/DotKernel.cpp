@@ -113,7 +113,7 @@ Expected<bool> emitDotKernel(EmitterContext &ctx, const Instruction &dot,
   shape.ldc = g->n;
   shape.packedB = weights != nullptr;
   shape.ldb = g->bK;
-  shape.tile = gemmTileFor(ctx, dtype, g->k);
+  shape.tile = gemmTileFor(ctx, dtype, g->m, g->k);
   const GemmTile &tile = shape.tile;
   int64_t bBatchStride =
       shape.packedB ? (g->n + tile.nr - 1) / tile.nr * tile.nr * g->k : g->bBatch;

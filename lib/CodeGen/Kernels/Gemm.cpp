@@ -3,6 +3,7 @@
 #include "KernelSupport.h"
 
 #include <llvm/IR/Constants.h>
+#include <llvm/IR/Intrinsics.h>
 
 #include <algorithm>
 
@@ -29,8 +30,9 @@ std::vector<Value *> StridedRows::rows(EmitterContext &ctx, Value *firstRow,
   return pointers;
 }
 
-GemmTile gemmTileFor(EmitterContext &ctx, ir::DType dtype, int64_t k) {
-  return ctx.target().gemmTile(int64_t(ir::byteSize(dtype)), k);
+GemmTile gemmTileFor(EmitterContext &ctx, ir::DType dtype, int64_t m,
+                     int64_t k) {
+  return ctx.target().gemmTile(int64_t(ir::byteSize(dtype)), m, k);
 }
 
 namespace {
@@ -69,6 +71,25 @@ private:
                                              std::vector<Value *> acc);
   Error storeTile(Value *row0, Value *panel0, const TilePlan &plan,
                   const std::vector<Value *> &acc);
+  /// A skinny tile reads each packed weight once, so it is bound by how
+  /// fast the weights stream in from L2/L3: prefetching a few KiB ahead
+  /// measured 1.1-1.4x faster than the hardware prefetcher alone (GEMV,
+  /// K = N = 512-2048).
+  bool streamsWeights(const TilePlan &plan) const {
+    return shape_.packedB && plan.rows <= 4;
+  }
+  void prefetch(Value *at) {
+    int64_t rowBytes = kRow_ * bytes_;
+    int64_t ahead = (kPrefetchBytes + rowBytes - 1) / rowBytes * kRow_;
+    // Not inbounds: near the end it points past the weights (a prefetch
+    // never faults).
+    Value *address =
+        b_.CreateGEP(ctx_.storageType(shape_.dtype), at, ctx_.i64(ahead));
+    b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {address->getType()},
+                       {address, b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
+  }
+  static constexpr int64_t kCacheLine = 64, kPrefetchBytes = 4096;
+
   int64_t vectorsOf(const TilePlan &plan) const {
     return (plan.validCols + lanes_ - 1) / lanes_;
   }
@@ -236,6 +257,8 @@ GemmEmitter::emitSegment(const RowSource &a, Value *row0, Value *panel0,
                                     b_.CreateNUWAdd(kOffset, ctx_.i64(offset)));
           int64_t valid = shape_.packedB ? lanes_ : validLanes(plan, q);
           bv.push_back(loadLanes(ctx_, shape_.dtype, at, lanes_, valid, bAlign));
+          if (streamsWeights(plan) && (q * lanes_ * bytes_) % kCacheLine == 0)
+            prefetch(at);
         }
         Value *aOffset = a.kStride == 1 ? kk : b_.CreateNUWMul(kk, ctx_.i64(a.kStride));
         for (int64_t r = 0; r < plan.rows; ++r) {

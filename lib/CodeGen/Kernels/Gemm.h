@@ -6,10 +6,11 @@
 // vectors of B. The loops around the tile follow BLIS: blocks of MC rows
 // (so they stay in L2), then NR-column panels of B, then MR-row tiles.
 // K is not split: the whole K x NR panel streams from L1/L2 and the
-// epilogue runs once, on registers. Rows that do not fill a tile (M % MR,
-// and the skinny M = 1..4 of batch-1 fully connected layers) use a shorter
-// tile that spans up to four panels, so there are still enough independent
-// accumulators to hide the FMA latency.
+// epilogue runs once, on registers. Rows that do not fill a tile (M % MR)
+// use a shorter tile spanning up to four panels, so there are still enough
+// independent accumulators to hide the FMA latency; skinny GEMMs (M = 1..4,
+// batch-1 fully connected layers) get a tile of all M rows and up to eight
+// vectors from TargetInfo, so the packed weights stream once, in order.
 //
 // Where A's rows come from is a RowSource: strided rows for dot, and for
 // an implicit-GEMM convolution, one row pointer per output pixel and
@@ -90,8 +91,9 @@ struct GemmOperands {
 Error emitGemm(EmitterContext &ctx, const GemmShape &shape,
                const GemmOperands &operands, const Epilogue &epilogue);
 
-/// The tile for `dtype` and contraction length k.
-GemmTile gemmTileFor(EmitterContext &ctx, ir::DType dtype, int64_t k);
+/// The tile for `dtype`, m rows and contraction length k.
+GemmTile gemmTileFor(EmitterContext &ctx, ir::DType dtype, int64_t m,
+                     int64_t k);
 
 } // namespace kiln::codegen::kernels
 
