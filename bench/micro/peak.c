@@ -46,13 +46,14 @@ __attribute__((target("fma"))) static float loop_fma128(long iters) {
   FMA_LOOP(__m128, _mm_set1_ps, _mm_fmadd_ps, _mm_add_ps, 4, 12)
 }
 
-// Best of many short timed repetitions (~10 ms each): on a shared machine the best one is the
-// least disturbed, and short ones are more likely to fit between other processes' time slices.
+// Best of many short timed repetitions (~1 ms each): on a shared machine the best one is the
+// least disturbed. 10 ms ones measured ~6% less here (every one of them met an interruption),
+// and then tuned GEMM kernels, timed per call, came out above "100%".
 static double gflops(float (*loop)(long), int lanes, int accs, volatile float* sink) {
-  const long iters = 4000000;
+  const long iters = 400000;
   double best = 0;
-  *sink += loop(iters * 10);  // warm-up: clocks up, code paged in
-  for (int rep = 0; rep < 40; ++rep) {
+  *sink += loop(iters * 100);  // warm-up: clocks up, code paged in
+  for (int rep = 0; rep < 200; ++rep) {
     double t0 = now();
     *sink += loop(iters);
     double t = now() - t0;
