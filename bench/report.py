@@ -47,8 +47,11 @@ def machine(res, command):
         lines[-1] += ', ' + ', '.join(refs)
     if 'peak' in res:
         p = res['peak']
+        samples = p.get('samples', [p['peak_gflops']])
         lines.append(f'- One core\'s FMA peak (bench/micro/peak.c): **{p["peak_gflops"]:.1f} GFLOP/s** '
-                     f'({p["isa"]}; ' + ', '.join(f'{k} {v:.1f}' for k, v in p['variants'].items()) + ')')
+                     f'({p["isa"]}; ' + ', '.join(f'{k} {v:.1f}' for k, v in p['variants'].items()) +
+                     f'), the highest of {len(samples)} samples across the run (' +
+                     ', '.join(f'{x:.0f}' for x in samples) + ')')
     for part in ('peak', 'micro', 'conv', 'models'):
         if part in res and res[part].get('date') != m['date']:
             lines.append(f'- The {part} part is from an earlier run: {res[part]["date"]}, '
