@@ -91,7 +91,7 @@ def run(kiln, work, quick, log):
                              text=True, check=True, timeout=3600).stdout
         res = json.loads(out)
         core = res['corename']
-        label = (f'{core} (auto)' if not coretype else core if core.lower() == coretype.lower()
+        label = (f'{core}, auto' if not coretype else core if core.lower() == coretype.lower()
                  else f'{coretype}->{core}')
         log(f'  OpenBLAS {label}: ' + ', '.join(f'{r["name"]} {r["blas_ms"]:.3f} ms'
                                                 for r in res['kernels']))
