@@ -24,7 +24,7 @@ while [[ $# -gt 0 ]]; do
     --only) only=$2; shift ;;
     --section) section=$2; shift ;;
     --work) work=$2; shift ;;
-    -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown argument $1 (--help)" >&2; exit 1 ;;
   esac
   shift
