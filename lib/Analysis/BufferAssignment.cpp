@@ -90,6 +90,41 @@ const Instruction *outputFusionContraction(const Instruction &fusion) {
   return seen.count(root) ? contraction : nullptr;
 }
 
+int64_t packingScratchBytes(const Instruction &dot, const Instruction &rhs) {
+  ir::DType dtype = dot.shape().dtype();
+  if (dot.opcode() != Opcode::Dot || rhs.opcode() == Opcode::Constant ||
+      (dtype != ir::DType::F32 && dtype != ir::DType::F64) ||
+      dot.operand(0)->shape().dtype() != dtype ||
+      dot.operand(1)->shape().dtype() != dtype)
+    return 0;
+  const auto &dn = dot.attrs().dot;
+  const ir::Shape &shape = dot.operand(1)->shape();
+  int64_t batches = 1, k = 1, n = 1;
+  std::vector<int64_t> free;
+  for (int64_t d = 0; d < shape.rank(); ++d) {
+    auto in = [d](const std::vector<int64_t> &dims) {
+      return std::find(dims.begin(), dims.end(), d) != dims.end();
+    };
+    if (in(dn.rhsBatch))
+      batches *= shape.dim(size_t(d));
+    else if (in(dn.rhsContracting))
+      k *= shape.dim(size_t(d));
+    else {
+      n *= shape.dim(size_t(d));
+      free.push_back(d);
+    }
+  }
+  // Contiguous columns: the free dimensions are the trailing ones.
+  bool contiguous = n == 1;
+  if (!free.empty() && free.back() == shape.rank() - 1)
+    contiguous |= free.front() == shape.rank() - int64_t(free.size());
+  if (contiguous || k == 0 || n == 0)
+    return 0;
+  int64_t columns = (n + kPackingPanelColumns - 1) / kPackingPanelColumns *
+                    kPackingPanelColumns;
+  return batches * k * columns * int64_t(ir::byteSize(dtype));
+}
+
 static int64_t alignTo(int64_t value, int64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }
@@ -121,6 +156,8 @@ public:
 private:
   Error classify(const Instruction *instruction, int64_t position);
   void addArenaValue(ValueRef value, int64_t bytes, int64_t position);
+  void addPackingScratch(const Instruction *dot, const Instruction &rhs,
+                         int64_t position);
   void computeLastUses(const std::vector<const Instruction *> &schedule);
   Error splitRoot(const std::vector<ArgWriteBack> &specs);
   void assignResults();
@@ -164,6 +201,7 @@ Error Builder::classify(const Instruction *instruction, int64_t position) {
   }
   if (!shape.isTuple()) {
     addArenaValue({instruction, -1}, shape.byteSize(), position);
+    addPackingScratch(instruction, *instruction->operand(1), position);
   } else {
     for (size_t i = 0; i < shape.tupleElements().size(); ++i) {
       const ir::Shape &element = shape.tupleElements()[i];
@@ -176,6 +214,17 @@ Error Builder::classify(const Instruction *instruction, int64_t position) {
   if (instruction->opcode() == Opcode::Fusion)
     return classifyFusion(instruction, position);
   return Error::success();
+}
+
+/// Packing scratch is live only while its dot runs, like fused values.
+void Builder::addPackingScratch(const Instruction *dot, const Instruction &rhs,
+                                int64_t position) {
+  int64_t bytes = dot->opcode() == Opcode::Dot ? packingScratchBytes(*dot, rhs) : 0;
+  if (bytes == 0)
+    return;
+  ValueRef scratch{dot, BufferAssignment::kScratchIndex};
+  addArenaValue(scratch, bytes, position);
+  fixedRange_.insert(scratch);
 }
 
 void Builder::addArenaValue(ValueRef value, int64_t bytes, int64_t position) {
@@ -204,6 +253,12 @@ Error Builder::classifyFusion(const Instruction *fusion, int64_t position) {
   if (inPlace)
     inPlace_[{inPlace, -1}] = {fusion, -1};
   for (const Instruction *inner : called->instructions()) {
+    if (inner->opcode() == Opcode::Dot) {
+      const Instruction *rhs = inner->operand(1);
+      if (rhs->opcode() == Opcode::Parameter)
+        rhs = fusion->operand(size_t(rhs->parameterNumber()));
+      addPackingScratch(inner, *rhs, position);
+    }
     if (inner == inPlace)
       continue;
     if (inner->opcode() == Opcode::Constant) {
@@ -429,6 +484,12 @@ BufferAssignment::build(const ir::Module &module,
   return result;
 }
 
+const BufferSlice *
+BufferAssignment::packingScratch(const ir::Instruction *instruction) const {
+  auto it = slices_.find({instruction, kScratchIndex});
+  return it == slices_.end() ? nullptr : &it->second;
+}
+
 bool BufferAssignment::hasSlice(ValueRef value) const {
   return slices_.count(resolve(value)) != 0;
 }
@@ -451,6 +512,8 @@ bool BufferAssignment::resultNeedsCopy(int64_t i) const {
 }
 
 static std::string valueName(ValueRef value) {
+  if (value.tupleIndex == BufferAssignment::kScratchIndex)
+    return "%" + value.instruction->name() + " (packing scratch)";
   if (value.tupleIndex < 0)
     return "%" + value.instruction->name();
   return fmt::format("%{}{{{}}}", value.instruction->name(), value.tupleIndex);

@@ -152,6 +152,14 @@ BufferRef EmitterContext::outputBuffer(const ir::Instruction &instruction,
   return buffer({&instruction, tupleIndex});
 }
 
+llvm::Value *EmitterContext::packingScratch(const ir::Instruction &dot) {
+  const analysis::BufferSlice *slice = buffers_.packingScratch(&dot);
+  if (!slice)
+    return nullptr;
+  return builder_.CreateConstInBoundsGEP1_64(builder_.getInt8Ty(), arena_,
+                                             uint64_t(slice->offset));
+}
+
 BufferRef EmitterContext::resultBuffer(int64_t i) {
   const ir::Shape &shape = valueShape(buffers_.resultValue(i));
   return {resultPointers_.at(i), shape.dtype(), shape.dims(),

@@ -122,6 +122,9 @@ public:
   /// `tupleIndex` for tuple-shaped results such as sort and top-k).
   BufferRef outputBuffer(const ir::Instruction &instruction,
                          int64_t tupleIndex = -1);
+  /// The arena bytes buffer assignment reserved for packing `dot`'s rhs at
+  /// run time (an address in the entry function), or nullptr.
+  llvm::Value *packingScratch(const ir::Instruction &dot);
   /// The caller's result buffer `i` (typed like BufferAssignment's result).
   BufferRef resultBuffer(int64_t i);
   /// Address of element `linear` of `buffer`.

@@ -54,6 +54,15 @@ bool isElementalInFusion(ir::Opcode opcode);
 /// the contraction at its own position only, so the chain can run in place.
 const ir::Instruction *outputFusionContraction(const ir::Instruction &fusion);
 
+/// Arena bytes a dot needs to pack its right operand at run time: an f32 or
+/// f64 dot whose rhs `rhs` (the value itself; for a fused dot, the fusion's
+/// operand) is computed at run time and whose columns are not contiguous
+/// (e.g. x * y^T), so the GEMM kernel first packs it into panels of at most
+/// kPackingPanelColumns zero-padded columns. 0 for every other instruction.
+int64_t packingScratchBytes(const ir::Instruction &dot,
+                            const ir::Instruction &rhs);
+constexpr int64_t kPackingPanelColumns = 128;
+
 
 /// Root element `result` (its index among the root's array values) is the
 /// new value of parameter `arg`, written into the argument's buffer in place.
@@ -96,6 +105,11 @@ public:
   bool hasSlice(ValueRef value) const;
   /// Follows get-tuple-element and tuple to the array value underneath.
   static ValueRef resolve(ValueRef value);
+  /// The run-time packing scratch of dot `instruction` (top-level or
+  /// fused; packingScratchBytes), live only while it runs, or nullptr.
+  const BufferSlice *packingScratch(const ir::Instruction *instruction) const;
+  /// ValueRef::tupleIndex of packing scratch values.
+  static constexpr int64_t kScratchIndex = -2;
   const BufferSlice &slice(const ir::Instruction *instruction) const {
     return slice(ValueRef{instruction, -1});
   }

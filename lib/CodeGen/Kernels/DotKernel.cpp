@@ -5,13 +5,17 @@
 // without copies: row-major, transposed-lhs and the importers' batched
 // forms alike. A constant rhs (weights) is packed at compile time, in any
 // dimension order; a run-time rhs is read in place when its columns are
-// contiguous. Anything else stays on the generic emitter.
+// contiguous, and otherwise (x * y^T) packed by the kernel into the arena
+// scratch buffer assignment reserved for it (packingScratchBytes). Anything
+// else stays on the generic emitter.
 //
 //===----------------------------------------------------------------------===//
 #include "Gemm.h"
 #include "KernelSupport.h"
 #include "Kernels.h"
 #include "PackedWeights.h"
+
+#include <llvm/IR/Constants.h>
 
 #include <fmt/format.h>
 
@@ -39,8 +43,9 @@ std::vector<int64_t> freeDims(int64_t rank, const std::vector<int64_t> &batch,
 struct DotGeometry {
   int64_t batches = 0, m = 0, n = 0, k = 0;
   int64_t aBatch = 0, aRow = 0, aK = 0; // lhs strides
-  int64_t bBatch = 0, bK = 0;           // rhs strides when read in place
-  bool bInPlace = false;                // rhs columns are contiguous
+  int64_t bBatch = 0, bK = 0, bN = 0;   // rhs strides (when uniform)
+  bool bUniform = false;                // every rhs role has one stride
+  bool bInPlace = false;                // ... and its columns are contiguous
   std::vector<int64_t> bBatches, bKs, bNs; // rhs offsets, for packing
 };
 
@@ -69,9 +74,11 @@ std::optional<DotGeometry> dotGeometry(const Instruction &dot) {
   g.aK = *sK;
   std::optional<int64_t> bB = uniformStride(g.bBatches),
                          bK = uniformStride(g.bKs), bN = uniformStride(g.bNs);
-  g.bInPlace = bB && bK && bN && (*bN == 1 || g.n == 1);
+  g.bUniform = bB && bK && bN;
+  g.bInPlace = g.bUniform && (*bN == 1 || g.n == 1);
   g.bBatch = bB.value_or(0);
   g.bK = bK.value_or(0);
+  g.bN = bN.value_or(0);
   return g;
 }
 
@@ -85,6 +92,65 @@ bool kernelDtype(const Instruction &contraction) {
 
 } // namespace
 
+namespace {
+
+/// How the kernel reads the rhs.
+enum class RhsMode {
+  Constant, ///< packed at compile time (weights)
+  InPlace,  ///< run-time rhs with contiguous columns, read as rows
+  Packed,   ///< run-time rhs packed into arena scratch first
+};
+
+/// Packs the run-time rhs `source` into `target` in the layout packPanels
+/// gives constants, inside the kernel: one pass over the rhs per call.
+Error emitRuntimePacking(EmitterContext &ctx, ir::DType dtype,
+                         const DotGeometry &g, int64_t nr, Value *source,
+                         Value *target) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  int64_t panels = (g.n + nr - 1) / nr;
+  auto i64 = [&](int64_t v) { return ctx.i64(v); };
+  return emitRangeLoop(ctx, i64(0), i64(g.batches * panels * g.k), 1,
+      [&](Value *row) -> Error {
+        // row = (batch * panels + panel) * k + kk: one packed row of nr.
+        Value *kk = b.CreateURem(row, i64(g.k));
+        Value *batchPanel = b.CreateUDiv(row, i64(g.k));
+        Value *panel = b.CreateURem(batchPanel, i64(panels));
+        Value *batch = b.CreateUDiv(batchPanel, i64(panels));
+        Value *from = b.CreateAdd(b.CreateMul(batch, i64(g.bBatch)),
+                                  b.CreateMul(kk, i64(g.bK)));
+        Value *to = offsetPointer(ctx, dtype, target, b.CreateMul(row, i64(nr)));
+        return emitRangeLoop(ctx, i64(0), i64(nr), 1,
+            [&](Value *c) -> Error {
+              Value *column = b.CreateAdd(b.CreateMul(panel, i64(nr)), c);
+              Value *inside = b.CreateICmpSLT(column, i64(g.n));
+              Value *safe = b.CreateSelect(inside, column, i64(0));
+              Value *value = b.CreateAlignedLoad(
+                  ctx.storageType(dtype),
+                  offsetPointer(ctx, dtype, source,
+                                b.CreateAdd(from, b.CreateMul(safe, i64(g.bN)))),
+                  llvm::Align(ir::byteSize(dtype)));
+              value = b.CreateSelect(
+                  inside, value, llvm::Constant::getNullValue(value->getType()));
+              b.CreateAlignedStore(value, offsetPointer(ctx, dtype, to, c),
+                                   llvm::Align(ir::byteSize(dtype)));
+              return Error::success();
+            },
+            "pack.c");
+      },
+      "pack.row");
+}
+
+const char *modeName(RhsMode mode) {
+  switch (mode) {
+  case RhsMode::Constant: return "constant";
+  case RhsMode::InPlace: return "rows";
+  case RhsMode::Packed: return "runtime-packed";
+  }
+  return "";
+}
+
+} // namespace
+
 Expected<bool> emitDotKernel(EmitterContext &ctx, const Instruction &dot,
                              const Instruction *fusion) {
   if (!kernelDtype(dot))
@@ -92,14 +158,15 @@ Expected<bool> emitDotKernel(EmitterContext &ctx, const Instruction &dot,
   std::optional<DotGeometry> g = dotGeometry(dot);
   if (!g || g->m == 0 || g->n == 0 || g->k == 0 || g->batches == 0)
     return false;
-  const Instruction *weights = constantSource(ctx, *dot.operand(1));
-  if (!weights && !g->bInPlace)
-    return false;
-  // Only touch the rhs buffer when it is read in place: asking for a
+  // Only touch the rhs buffer when it is read at run time: asking for a
   // constant's buffer would emit its unpacked copy as well.
   std::optional<BufferRef> lhs = ctx.operandBuffer(dot, 0);
   if (!lhs || !ctx.isMaterialized({dot.operand(1), -1}))
     return false;
+  const Instruction *weights = constantSource(ctx, *dot.operand(1));
+  RhsMode mode = weights      ? RhsMode::Constant
+                 : g->bInPlace ? RhsMode::InPlace
+                               : RhsMode::Packed;
   std::optional<Epilogue> epilogue =
       fusion ? Epilogue::analyze(*fusion, dot) : Epilogue();
   if (!epilogue)
@@ -111,31 +178,51 @@ Expected<bool> emitDotKernel(EmitterContext &ctx, const Instruction &dot,
   shape.m = g->m;
   shape.n = g->n;
   shape.ldc = g->n;
-  shape.packedB = weights != nullptr;
+  shape.packedB = mode != RhsMode::InPlace;
   shape.ldb = g->bK;
   shape.tile = gemmTileFor(ctx, dtype, g->m, g->k);
   const GemmTile &tile = shape.tile;
-  int64_t bBatchStride =
-      shape.packedB ? (g->n + tile.nr - 1) / tile.nr * tile.nr * g->k : g->bBatch;
+  int64_t packedBatch = (g->n + tile.nr - 1) / tile.nr * tile.nr * g->k;
+  int64_t bBatchStride = shape.packedB ? packedBatch : g->bBatch;
 
-  Value *bAddress = shape.packedB
-                        ? packPanels(ctx, *weights, g->bBatches, g->bKs,
-                                     g->bNs, tile.nr)
-                        : ctx.operandBuffer(dot, 1)->address;
-  std::vector<Value *> args{ctx.outputBuffer(fusion ? *fusion : dot).address,
-                            lhs->address, bAddress};
+  // Arguments: the written buffers (output, packing scratch), lhs, rhs,
+  // then the epilogue's leaves.
+  std::vector<Value *> args{ctx.outputBuffer(fusion ? *fusion : dot).address};
+  if (mode == RhsMode::Packed) {
+    const analysis::BufferSlice *slice = ctx.buffers().packingScratch(&dot);
+    int64_t needed = g->batches * packedBatch * int64_t(ir::byteSize(dtype));
+    if (!g->bUniform || !slice || slice->bytes < needed)
+      return false;
+    args.push_back(ctx.packingScratch(dot));
+  }
+  size_t written = args.size();
+  args.push_back(lhs->address);
+  args.push_back(mode == RhsMode::Constant
+                     ? packPanels(ctx, *weights, g->bBatches, g->bKs, g->bNs,
+                                  tile.nr)
+                     : ctx.operandBuffer(dot, 1)->address);
+  size_t leafStart = args.size();
   for (Value *leaf : epilogue->leafPointers(ctx))
     args.push_back(leaf);
 
   std::string key = fmt::format(
-      "dot {} b{} m{} n{} k{} a{},{},{} b{},{},{} tile{}x{}/{} | {}",
+      "dot {} b{} m{} n{} k{} a{},{},{} b{}:{},{},{} tile{}x{}/{} | {}",
       ir::dtypeName(dtype), g->batches, g->m, g->n, g->k, g->aBatch, g->aRow,
-      g->aK, shape.packedB ? "packed" : "rows", bBatchStride, g->bK, tile.mr,
-      tile.nr, tile.mc, epilogue->key());
+      g->aK, modeName(mode), g->bBatch, g->bK, g->bN, tile.mr, tile.nr,
+      tile.mc, epilogue->key());
   Expected<llvm::Function *> function = kernelFunction(
-      ctx, key, args.size(), [&](llvm::Function &f) -> Error {
+      ctx, key, args.size(),
+      [&](llvm::Function &f) -> Error {
+        Value *lhsArg = f.getArg(unsigned(written));
+        Value *rhsArg = f.getArg(unsigned(written + 1));
+        if (mode == RhsMode::Packed) {
+          if (Error e = emitRuntimePacking(ctx, dtype, *g, tile.nr, rhsArg,
+                                           f.getArg(1)))
+            return e;
+          rhsArg = f.getArg(1);
+        }
         std::vector<Value *> leaves;
-        for (size_t i = 3; i < args.size(); ++i)
+        for (size_t i = leafStart; i < args.size(); ++i)
           leaves.push_back(f.getArg(unsigned(i)));
         auto perBatch = [&](Value *batch) -> Error {
           llvm::IRBuilder<> &b = ctx.builder();
@@ -143,11 +230,10 @@ Expected<bool> emitDotKernel(EmitterContext &ctx, const Instruction &dot,
             return offsetPointer(ctx, dtype, base,
                                  b.CreateNUWMul(batch, ctx.i64(stride)));
           };
-          StridedRows rows(dtype, at(f.getArg(1), g->aBatch), g->aRow, g->k,
-                           g->aK);
+          StridedRows rows(dtype, at(lhsArg, g->aBatch), g->aRow, g->k, g->aK);
           GemmOperands operands;
           operands.a = &rows;
-          operands.b = at(f.getArg(2), bBatchStride);
+          operands.b = at(rhsArg, bBatchStride);
           operands.c = at(f.getArg(0), g->m * g->n);
           operands.linearBase = b.CreateNUWMul(batch, ctx.i64(g->m * g->n));
           operands.featureBase = ctx.i64(0);
@@ -158,7 +244,8 @@ Expected<bool> emitDotKernel(EmitterContext &ctx, const Instruction &dot,
           return perBatch(ctx.i64(0));
         return emitRangeLoop(ctx, ctx.i64(0), ctx.i64(g->batches), 1, perBatch,
                              "gemm.batch");
-      });
+      },
+      written);
   if (!function)
     return function.takeError();
   ctx.builder().CreateCall(*function, args);
@@ -174,7 +261,7 @@ Expected<bool> emitDotKernel(EmitterContext &ctx, const Instruction &dot,
   record.nr = tile.nr;
   record.kc = tile.kc;
   record.mc = tile.mc;
-  record.packedWeights = shape.packedB;
+  record.packedWeights = mode == RhsMode::Constant;
   record.epilogue = epilogue->describe();
   ctx.kernelRecords().push_back(record);
   return true;

@@ -10,7 +10,8 @@ using llvm::Value;
 
 Expected<llvm::Function *>
 kernelFunction(EmitterContext &ctx, const std::string &key, size_t pointerArgs,
-               llvm::function_ref<Error(llvm::Function &)> body) {
+               llvm::function_ref<Error(llvm::Function &)> body,
+               size_t writtenArgs) {
   auto &cache = ctx.kernelFunctions();
   auto found = cache.find(key);
   if (found != cache.end())
@@ -34,8 +35,8 @@ kernelFunction(EmitterContext &ctx, const std::string &key, size_t pointerArgs,
         function->addFnAttr(entry->getFnAttribute(attr));
   for (size_t i = 0; i < pointerArgs; ++i) {
     function->addParamAttr(unsigned(i), llvm::Attribute::NoCapture);
-    if (i == 0)
-      function->addParamAttr(0u, llvm::Attribute::NoAlias);
+    if (i < writtenArgs)
+      function->addParamAttr(unsigned(i), llvm::Attribute::NoAlias);
     else
       function->addParamAttr(unsigned(i), llvm::Attribute::ReadOnly);
   }

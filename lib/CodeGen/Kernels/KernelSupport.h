@@ -23,11 +23,12 @@ namespace kiln::codegen::kernels {
 /// arguments when it does not exist yet: then `body` is called with the
 /// builder positioned in the new function's entry block (the caller's
 /// insertion point is restored afterwards) and must leave the builder at a
-/// point where `ret void` can be emitted. The first argument is the only
-/// one written (noalias); the others are read-only.
+/// point where `ret void` can be emitted. The first `writtenArgs` arguments
+/// are written (noalias: the output, and scratch); the others are read-only.
 Expected<llvm::Function *>
 kernelFunction(EmitterContext &ctx, const std::string &key, size_t pointerArgs,
-               llvm::function_ref<Error(llvm::Function &)> body);
+               llvm::function_ref<Error(llvm::Function &)> body,
+               size_t writtenArgs = 1);
 
 /// A counted loop [begin, end) by `step` whose body maps the carried values
 /// (initially `initial`) to their next values; returns the values after the

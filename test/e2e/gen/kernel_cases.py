@@ -89,6 +89,17 @@ def dot_cases():
          'f = f64[6,17] dot(dx, dy), lhs_contracting_dims={1}, rhs_contracting_dims={0}'],
         [('p', 'f32[29,33]'), ('t', 'f32[15,33]'), ('b', 'f32[3,5,31]'), ('f', 'f64[6,17]')]))
     mods.append(module(
+        'kdot_runtime_packed', 'run-time rhs with strided columns, packed into arena scratch '
+        '(x * y^T, batched attention scores, skinny)',
+        ['x = f32[17,20] parameter(0)', 'y = f32[33,20] parameter(1)',
+         'q = f32[2,5,8] parameter(2)', 'k = f32[2,7,8] parameter(3)',
+         'u = f32[1,40] parameter(4)', 'z = f32[37,40] parameter(5)'],
+        ['t = f32[17,33] dot(x, y), lhs_contracting_dims={1}, rhs_contracting_dims={1}',
+         's = f32[2,5,7] dot(q, k), lhs_batch_dims={0}, lhs_contracting_dims={2}, '
+         'rhs_batch_dims={0}, rhs_contracting_dims={2}',
+         'g = f32[1,37] dot(u, z), lhs_contracting_dims={1}, rhs_contracting_dims={1}'],
+        [('t', 'f32[17,33]'), ('s', 'f32[2,5,7]'), ('g', 'f32[1,37]')]))
+    mods.append(module(
         'kdot_packed_layouts', 'constant rhs in transposed and batched layouts, long K',
         ['x = f32[3,300] parameter(0)', 'bx = f32[2,4,9] parameter(1)',
          'x3 = f32[2,5,9] parameter(2)'],
