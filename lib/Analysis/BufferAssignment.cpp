@@ -201,7 +201,8 @@ Error Builder::classify(const Instruction *instruction, int64_t position) {
   }
   if (!shape.isTuple()) {
     addArenaValue({instruction, -1}, shape.byteSize(), position);
-    addPackingScratch(instruction, *instruction->operand(1), position);
+    if (instruction->opcode() == Opcode::Dot)
+      addPackingScratch(instruction, *instruction->operand(1), position);
   } else {
     for (size_t i = 0; i < shape.tupleElements().size(); ++i) {
       const ir::Shape &element = shape.tupleElements()[i];
@@ -216,10 +217,10 @@ Error Builder::classify(const Instruction *instruction, int64_t position) {
   return Error::success();
 }
 
-/// Packing scratch is live only while its dot runs, like fused values.
+/// Packing scratch of a dot: live only while the dot runs, like fused values.
 void Builder::addPackingScratch(const Instruction *dot, const Instruction &rhs,
                                 int64_t position) {
-  int64_t bytes = dot->opcode() == Opcode::Dot ? packingScratchBytes(*dot, rhs) : 0;
+  int64_t bytes = packingScratchBytes(*dot, rhs);
   if (bytes == 0)
     return;
   ValueRef scratch{dot, BufferAssignment::kScratchIndex};
