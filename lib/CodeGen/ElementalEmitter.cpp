@@ -275,6 +275,13 @@ static Error emitGeneratorLoop(EmitterContext &ctx, const Instruction &inst,
 }
 
 Error emitElemental(EmitterContext &ctx, const Instruction &instruction) {
+  if (instruction.opcode() == Opcode::Transpose) {
+    Expected<bool> kernel = kernels::emitTransposeKernel(ctx, instruction);
+    if (!kernel)
+      return kernel.takeError();
+    if (*kernel)
+      return Error::success();
+  }
   return emitGeneratorLoop(ctx, instruction, ctx.outputBuffer(instruction));
 }
 

@@ -14,6 +14,8 @@
 //                        groups, transposed (lhs-dilated) convolutions
 //   DepthwiseKernel.cpp  depthwise convolution: vectors along channels, a
 //                        register tile over output columns, taps unrolled
+//   TransposeKernel.cpp  layout changes (NCHW <-> NHWC): tiles transposed
+//                        in registers
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_LIB_CODEGEN_KERNELS_KERNELS_H
@@ -31,6 +33,12 @@ Expected<bool> emitConvolutionKernel(EmitterContext &ctx,
 Expected<bool> emitDepthwiseKernel(EmitterContext &ctx,
                                    const ir::Instruction &convolution,
                                    const ir::Instruction *fusion);
+
+/// A transpose that swaps two blocks of dimensions ([batch, rows, cols] ->
+/// [batch, cols, rows] once size-1 dimensions are dropped and dimensions
+/// that stay together merged), as tiles transposed in registers.
+Expected<bool> emitTransposeKernel(EmitterContext &ctx,
+                                   const ir::Instruction &transpose);
 
 /// The output fusion's kernel: the contraction inside `fusion` through the
 /// kernels above with the chain as epilogue (false when none applies).

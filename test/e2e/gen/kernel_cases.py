@@ -14,6 +14,9 @@
                                around the vector widths, strides, padding
   cases/kernels_epilogue.hlo   every fused epilogue op on dot and
                                convolution, with NaN/inf inputs
+  cases/kernels_transpose.hlo  layout changes as tiled in-register
+                               transposes: NCHW <-> NHWC, 2-D, batched,
+                               size-1 dimensions, tile edges, every width
 
 The expected values are not here: run_e2e.py compares each compiled case
 with `kiln run --reference` (the evaluator) on seeded inputs. Weights are
@@ -260,8 +263,31 @@ def epilogue_cases():
     return mods
 
 
+def transpose_cases():
+    cases = [
+        ('f32', [1, 9, 17, 33], [0, 3, 1, 2], 'NHWC -> NCHW, edges in both directions'),
+        ('f32', [2, 20, 6, 5], [0, 2, 3, 1], 'NCHW -> NHWC, batch 2'),
+        ('f32', [37, 19], [1, 0], '2-D'),
+        ('f32', [3, 1, 40, 1, 18], [0, 4, 3, 2, 1], 'batched, size-1 dimensions'),
+        ('f64', [17, 24], [1, 0], 'f64'),
+        ('f16', [1, 33, 18], [0, 2, 1], 'f16 (16-bit storage)'),
+        ('s8', [35, 48], [1, 0], 's8 (byte lanes)'),
+        ('s32', [4, 5, 16, 16], [0, 1, 3, 2], 'integer, exact tiles'),
+        ('f32', [6, 7, 8, 9], [2, 0, 3, 1], 'not a block swap (generic loop)'),
+    ]
+    mods = []
+    for i, (dtype, dims, perm, comment) in enumerate(cases):
+        out = [dims[p] for p in perm]
+        mods.append(module(f'ktr_{i}', f'transpose {dims} by {perm}: {comment}',
+                           [f'x = {shape(dtype, dims)} parameter(0)'],
+                           [f't = {shape(dtype, out)} transpose(x), dimensions={{{",".join(map(str, perm))}}}'],
+                           [('t', shape(dtype, out))]))
+    return mods
+
+
 if __name__ == '__main__':
     write('kernels_dot.hlo', 'dot kernel sweep', dot_cases())
     write('kernels_conv.hlo', 'implicit-GEMM convolution sweep', conv_cases())
     write('kernels_depthwise.hlo', 'depthwise convolution sweep', depthwise_cases())
     write('kernels_epilogue.hlo', 'fused epilogues', epilogue_cases())
+    write('kernels_transpose.hlo', 'tiled transposes', transpose_cases())
