@@ -78,11 +78,22 @@ Instruction *simplifyTranspose(Instruction &transpose) {
 }
 
 /// A broadcast that adds nothing -> its operand; broadcast(broadcast(x))
-/// -> one broadcast (operand dim k lands on outer[inner[k]]).
+/// -> one broadcast (operand dim k lands on outer[inner[k]]); a broadcast
+/// of a one-element array -> a broadcast of that scalar (which kernels'
+/// epilogues and splat recognition take as a scalar).
 Instruction *simplifyBroadcast(Instruction &broadcast) {
   Instruction *x = broadcast.operand(0);
   if (x->shape() == broadcast.shape())
     return x; // equal ranks and increasing dims make the mapping identity
+  if (x->shape().rank() > 0 && x->shape().numElements() == 1) {
+    Instruction *scalar =
+        build(*broadcast.parent(), Opcode::Reshape, {x}, {},
+              ir::Shape(x->shape().dtype(), {}), x->name());
+    if (!scalar)
+      return nullptr;
+    return build(*broadcast.parent(), Opcode::Broadcast, {scalar}, {},
+                 broadcast.shape(), broadcast.name());
+  }
   if (x->opcode() != Opcode::Broadcast)
     return nullptr;
   const std::vector<int64_t> &outer = broadcast.attrs().dimensions;

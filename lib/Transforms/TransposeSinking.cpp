@@ -38,15 +38,31 @@ const std::vector<int64_t> *transposePermutation(const Instruction &op) {
   return nullptr;
 }
 
+/// Whether transpose `operand` may move below its users: it is its user's
+/// alone, or every user is elementwise, so each user sinks its own copy and
+/// the copies meet again below (a leaky ReLU's compare, multiply and select
+/// all read one transposed value); the original then dies.
+bool sinkable(const Instruction &operand,
+              const std::vector<int64_t> &permutation) {
+  if (operand.opcode() != Opcode::Transpose ||
+      operand.attrs().dimensions != permutation)
+    return false;
+  if (operand.users().size() == 1)
+    return true;
+  for (const Instruction *user : operand.users())
+    if (!ir::isElementwise(user->opcode()) || user->shape().isTuple())
+      return false;
+  return true;
+}
+
 /// The value v with transpose(v, permutation) == operand, or nullptr when
 /// that would cost a new transpose at run time (or duplicate one).
 Instruction *untransposed(Instruction &op, Instruction *operand,
                           const std::vector<int64_t> &permutation) {
   switch (operand->opcode()) {
   case Opcode::Transpose:
-    // Another user would keep the transpose alive next to the new one.
-    if (operand->attrs().dimensions != permutation ||
-        operand->users().size() != 1)
+    // Another user could keep the transpose alive next to the new one.
+    if (!sinkable(*operand, permutation))
       return nullptr;
     return operand->operand(0);
   case Opcode::Constant: { // constant folding transposes the literal
@@ -80,9 +96,7 @@ Instruction *sinkTranspose(Instruction &op) {
     Opcode opcode = operand->opcode();
     bool scalarBound = !concatenate && operand->shape().rank() == 0; // clamp
     bool movable = opcode == Opcode::Constant || opcode == Opcode::Broadcast ||
-                   (opcode == Opcode::Transpose &&
-                    operand->attrs().dimensions == permutation &&
-                    operand->users().size() == 1);
+                   sinkable(*operand, permutation);
     if (!scalarBound && !movable)
       return nullptr;
   }
