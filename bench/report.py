@@ -31,7 +31,8 @@ def ok(row):
 def match_cell(row):
     if 'error' in row:
         return 'error: ' + row['error'].replace('|', '/').replace('\n', ' ')[:160]
-    return row['match'].replace('|', '/')
+    note = f' ({row["match_note"]})' if row.get('match_note') else ''
+    return (row['match'] + note).replace('|', '/')
 
 
 def machine(res, command):
