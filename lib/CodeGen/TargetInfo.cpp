@@ -91,13 +91,17 @@ TargetInfo TargetInfo::fromMachine(const llvm::TargetMachine &machine) {
   return info;
 }
 
-GemmTile TargetInfo::gemmTile(int64_t elementBytes, int64_t m,
+GemmTile TargetInfo::gemmTile(int64_t elementBytes, int64_t m, int64_t n,
                               int64_t k) const {
   GemmTile tile;
   tile.lanes = std::max<int64_t>(1, lanes(elementBytes));
   // Vectors per row of the tile: two on x86 (AVX-512 14x32, AVX2 6x16, the
   // classic tiles), four on NEON, whose 128-bit vectors are narrow.
   int64_t vectors = isAArch64 ? 4 : 2;
+  // Narrow outputs use fewer vectors (and more rows): packed weights are
+  // zero-padded to NR columns, so NR never exceeds N rounded up to lanes.
+  int64_t columnVectors = std::max<int64_t>(1, (n + tile.lanes - 1) / tile.lanes);
+  vectors = std::min(vectors, columnVectors);
   // Keep one register for the A broadcast and one spare; without FMA every
   // step needs a product temporary as well.
   int64_t budget = int64_t(vectorRegisters) - vectors - 2 - (fma ? 0 : 2);
@@ -108,6 +112,7 @@ GemmTile TargetInfo::gemmTile(int64_t elementBytes, int64_t m,
     // row keep enough independent FMA chains, within the same register
     // budget as the full tile.
     int64_t wide = std::clamp<int64_t>(tile.mr * vectors / std::max<int64_t>(m, 1), 1, 8);
+    wide = std::min(wide, columnVectors);
     tile.mr = std::max<int64_t>(m, 1);
     tile.nr = tile.lanes * wide;
   }

@@ -54,10 +54,12 @@ struct TargetInfo {
     return int64_t(vectorBits / 8) / elementBytes;
   }
   /// The GEMM tile for elements of `elementBytes` bytes (4: f32, 8: f64),
-  /// m rows and a contraction of length k. Skinny GEMMs (m <= 4, batch-1
-  /// fully connected layers) get a tile of all m rows and a wide NR, so
-  /// the packed weights stream as one sequence with enough accumulators.
-  GemmTile gemmTile(int64_t elementBytes, int64_t m, int64_t k) const;
+  /// an m x n output and a contraction of length k. Skinny GEMMs (m <= 4,
+  /// batch-1 fully connected layers) get a tile of all m rows and a wide
+  /// NR, so the packed weights stream as one sequence with enough
+  /// accumulators. NR never exceeds n rounded up to whole vectors.
+  GemmTile gemmTile(int64_t elementBytes, int64_t m, int64_t n,
+                    int64_t k) const;
 
   /// One line for reports: "avx512 32x512-bit fma L1 32K L2 1024K".
   std::string describe() const;

@@ -206,7 +206,7 @@ Expected<bool> emitConvolutionKernel(EmitterContext &ctx,
   shape.n = g.outPerGroup;
   shape.ldc = g.outFeatures;
   shape.packedB = true;
-  shape.tile = gemmTileFor(ctx, dtype, g.pixels, k);
+  shape.tile = gemmTileFor(ctx, dtype, g.pixels, g.outPerGroup, k);
   const GemmTile &tile = shape.tile;
   int64_t groupStride = (g.outPerGroup + tile.nr - 1) / tile.nr * tile.nr * k;
 

@@ -180,7 +180,7 @@ Expected<bool> emitDotKernel(EmitterContext &ctx, const Instruction &dot,
   shape.ldc = g->n;
   shape.packedB = mode != RhsMode::InPlace;
   shape.ldb = g->bK;
-  shape.tile = gemmTileFor(ctx, dtype, g->m, g->k);
+  shape.tile = gemmTileFor(ctx, dtype, g->m, g->n, g->k);
   const GemmTile &tile = shape.tile;
   int64_t packedBatch = (g->n + tile.nr - 1) / tile.nr * tile.nr * g->k;
   int64_t bBatchStride = shape.packedB ? packedBatch : g->bBatch;

@@ -31,8 +31,8 @@ std::vector<Value *> StridedRows::rows(EmitterContext &ctx, Value *firstRow,
 }
 
 GemmTile gemmTileFor(EmitterContext &ctx, ir::DType dtype, int64_t m,
-                     int64_t k) {
-  return ctx.target().gemmTile(int64_t(ir::byteSize(dtype)), m, k);
+                     int64_t n, int64_t k) {
+  return ctx.target().gemmTile(int64_t(ir::byteSize(dtype)), m, n, k);
 }
 
 namespace {

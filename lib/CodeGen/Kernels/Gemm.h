@@ -91,9 +91,9 @@ struct GemmOperands {
 Error emitGemm(EmitterContext &ctx, const GemmShape &shape,
                const GemmOperands &operands, const Epilogue &epilogue);
 
-/// The tile for `dtype`, m rows and contraction length k.
+/// The tile for `dtype`, an m x n output and contraction length k.
 GemmTile gemmTileFor(EmitterContext &ctx, ir::DType dtype, int64_t m,
-                     int64_t k);
+                     int64_t n, int64_t k);
 
 } // namespace kiln::codegen::kernels
 
