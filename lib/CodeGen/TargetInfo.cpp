@@ -100,7 +100,8 @@ GemmTile TargetInfo::gemmTile(int64_t elementBytes, int64_t m, int64_t n,
   int64_t vectors = isAArch64 ? 4 : 2;
   // Narrow outputs use fewer vectors (and more rows): packed weights are
   // zero-padded to NR columns, so NR never exceeds N rounded up to lanes.
-  int64_t columnVectors = std::max<int64_t>(1, (n + tile.lanes - 1) / tile.lanes);
+  int64_t columnVectors =
+      std::max<int64_t>(1, (n + tile.lanes - 1) / tile.lanes);
   vectors = std::min(vectors, columnVectors);
   // Keep one register for the A broadcast and one spare; without FMA every
   // step needs a product temporary as well.
@@ -111,7 +112,8 @@ GemmTile TargetInfo::gemmTile(int64_t elementBytes, int64_t m, int64_t n,
     // Memory-bound: every weight is used m times. Up to eight vectors per
     // row keep enough independent FMA chains, within the same register
     // budget as the full tile.
-    int64_t wide = std::clamp<int64_t>(tile.mr * vectors / std::max<int64_t>(m, 1), 1, 8);
+    int64_t wide =
+        std::clamp<int64_t>(tile.mr * vectors / std::max<int64_t>(m, 1), 1, 8);
     wide = std::min(wide, columnVectors);
     tile.mr = std::max<int64_t>(m, 1);
     tile.nr = tile.lanes * wide;

@@ -1,4 +1,4 @@
-//===- TargetInfo.h - What code generation knows about the target -*- C++ -*-===//
+//===- TargetInfo.h - What code generation knows of the target -*- C++ -*-===//
 //
 // One description of the target CPU, derived once from the TargetMachine
 // (triple, --cpu, --features), that every kernel decision reads: vector
@@ -24,8 +24,9 @@ namespace kiln::codegen {
 /// split into blocks of MC rows so MC x KC of the left operand stays in L2.
 /// KC is all of K (see TargetInfo::gemmTile).
 struct GemmTile {
-  int64_t mr = 1, nr = 1; ///< register tile: rows x columns (nr = lanes * vectors)
-  int64_t lanes = 1;      ///< elements per vector register
+  int64_t mr = 1,
+          nr = 1;    ///< register tile: rows x columns (nr = lanes * vectors)
+  int64_t lanes = 1; ///< elements per vector register
   int64_t kc = 1, mc = 1; ///< cache blocks
 };
 

@@ -45,17 +45,18 @@ std::optional<ConvGeometry> convGeometry(const ir::Instruction &conv) {
 InputPosition inputPosition(EmitterContext &ctx, const ir::WindowDim &window,
                             int64_t inSize, Value *out, Value *tap) {
   llvm::IRBuilder<> &b = ctx.builder();
-  Value *pos = b.CreateSub(
-      b.CreateAdd(b.CreateMul(out, ctx.i64(window.stride)),
-                  b.CreateMul(tap, ctx.i64(window.windowDilation))),
-      ctx.i64(window.padLow));
+  Value *pos =
+      b.CreateSub(b.CreateAdd(b.CreateMul(out, ctx.i64(window.stride)),
+                              b.CreateMul(tap, ctx.i64(window.windowDilation))),
+                  ctx.i64(window.padLow));
   int64_t dilatedSize = (inSize - 1) * window.baseDilation + 1;
   Value *valid = b.CreateAnd(b.CreateICmpSGE(pos, ctx.i64(0)),
                              b.CreateICmpSLT(pos, ctx.i64(dilatedSize)));
   if (window.baseDilation == 1)
     return {pos, valid};
   Value *step = ctx.i64(window.baseDilation);
-  valid = b.CreateAnd(valid, b.CreateICmpEQ(b.CreateSRem(pos, step), ctx.i64(0)));
+  valid =
+      b.CreateAnd(valid, b.CreateICmpEQ(b.CreateSRem(pos, step), ctx.i64(0)));
   return {b.CreateSDiv(pos, step), valid};
 }
 

@@ -1,4 +1,4 @@
-//===- ConvKernel.cpp - convolution as an implicit GEMM --------------------===//
+//===- ConvKernel.cpp - convolution as an implicit GEMM -------------------===//
 //
 // Output pixels are the rows of a GEMM, output features its columns, and K
 // runs over (kernel tap, input feature of the group). The weights are
@@ -88,7 +88,8 @@ public:
         InputPosition at = inputPosition(ctx, g_.window[s], g_.inSizes[s],
                                          pixel[s + 1], tap[s]);
         valid = b.CreateAnd(valid, at.valid);
-        offset = b.CreateAdd(offset, b.CreateMul(at.index, ctx.i64(g_.inStrides[s])));
+        offset = b.CreateAdd(offset,
+                             b.CreateMul(at.index, ctx.i64(g_.inStrides[s])));
       }
       // Not inbounds: the offset is garbage where the tap is invalid.
       Value *address = b.CreateGEP(ctx.storageType(dtype_), input_, offset);
@@ -107,8 +108,9 @@ public:
     llvm::IRBuilder<> &b = ctx.builder();
     std::vector<Value *> pixel = splitIndex(ctx, firstRow, pixelSizes_);
     size_t last = g_.outSizes.size() - 1;
-    Value *inside = b.CreateICmpSLE(b.CreateAdd(pixel[last + 1], ctx.i64(count)),
-                                    ctx.i64(g_.outSizes[last]));
+    Value *inside =
+        b.CreateICmpSLE(b.CreateAdd(pixel[last + 1], ctx.i64(count)),
+                        ctx.i64(g_.outSizes[last]));
     Value *offset = b.CreateMul(pixel[0], ctx.i64(g_.inBatchStride));
     for (size_t s = 0; s <= last; ++s) {
       const ir::WindowDim &w = g_.window[s];
@@ -117,8 +119,9 @@ public:
       int64_t span = (s == last ? (count - 1) * w.stride : 0) +
                      (g_.kernelSizes[s] - 1) * w.windowDilation;
       inside = b.CreateAnd(inside, b.CreateICmpSGE(low, ctx.i64(0)));
-      inside = b.CreateAnd(inside, b.CreateICmpSLT(b.CreateAdd(low, ctx.i64(span)),
-                                                   ctx.i64(g_.inSizes[s])));
+      inside =
+          b.CreateAnd(inside, b.CreateICmpSLT(b.CreateAdd(low, ctx.i64(span)),
+                                              ctx.i64(g_.inSizes[s])));
       offset = b.CreateAdd(offset, b.CreateMul(low, ctx.i64(g_.inStrides[s])));
     }
     interior_ = std::make_unique<InteriorRows>(
@@ -185,7 +188,8 @@ Expected<bool> emitConvolutionKernel(EmitterContext &ctx,
     return false;
   const ConvGeometry &g = *geometry;
   if (g.groups > 1 && g.inPerGroup == 1 && g.outPerGroup == 1)
-    if (Expected<bool> done = emitDepthwiseKernel(ctx, conv, fusion); !done || *done)
+    if (Expected<bool> done = emitDepthwiseKernel(ctx, conv, fusion);
+        !done || *done)
       return done;
   const Instruction *weights = constantSource(ctx, *conv.operand(1));
   std::optional<BufferRef> input = ctx.operandBuffer(conv, 0);
@@ -215,13 +219,13 @@ Expected<bool> emitConvolutionKernel(EmitterContext &ctx,
   kDims.push_back(dn.kernelInputFeature);
   std::vector<int64_t> outOffsets =
       dimOffsets(kernelShape, {dn.kernelOutputFeature});
-  std::vector<int64_t> groupOffsets, columnOffsets(
-      outOffsets.begin(), outOffsets.begin() + g.outPerGroup);
+  std::vector<int64_t> groupOffsets,
+      columnOffsets(outOffsets.begin(), outOffsets.begin() + g.outPerGroup);
   for (int64_t group = 0; group < g.groups; ++group)
     groupOffsets.push_back(outOffsets[size_t(group * g.outPerGroup)]);
-  Value *packed = packPanels(ctx, *weights, groupOffsets,
-                             dimOffsets(kernelShape, kDims), columnOffsets,
-                             tile.nr);
+  Value *packed =
+      packPanels(ctx, *weights, groupOffsets, dimOffsets(kernelShape, kDims),
+                 columnOffsets, tile.nr);
   bool pointwise = isPointwise(g) && isDenseNhwc(conv);
   Value *zero = zeroRow(ctx, dtype, g.inPerGroup);
 
@@ -234,23 +238,25 @@ Expected<bool> emitConvolutionKernel(EmitterContext &ctx,
       ir::dtypeName(dtype), g.pixels, g.groups, g.inPerGroup, g.outPerGroup,
       g.inBatchStride, windowKey(g), pointwise ? "pointwise" : "taps", tile.mr,
       tile.nr, tile.mc, epilogue->key());
-  Expected<llvm::Function *> function = kernelFunction(
-      ctx, key, args.size(), [&](llvm::Function &f) -> Error {
+  Expected<llvm::Function *> function =
+      kernelFunction(ctx, key, args.size(), [&](llvm::Function &f) -> Error {
         std::vector<Value *> leaves;
         for (size_t i = 3; i < args.size(); ++i)
           leaves.push_back(f.getArg(unsigned(i)));
         auto perGroup = [&](Value *group) -> Error {
           llvm::IRBuilder<> &b = ctx.builder();
           Value *firstFeature = b.CreateNUWMul(group, ctx.i64(g.outPerGroup));
-          Value *in = offsetPointer(
-              ctx, dtype, f.getArg(1),
-              b.CreateNUWMul(group, ctx.i64(g.inPerGroup)));
+          Value *in =
+              offsetPointer(ctx, dtype, f.getArg(1),
+                            b.CreateNUWMul(group, ctx.i64(g.inPerGroup)));
           StridedRows dense(dtype, in, g.inPerGroup * g.groups, k, 1);
           ConvRows taps(dtype, g, in, zero);
           GemmOperands operands;
-          operands.a = pointwise ? static_cast<const RowSource *>(&dense) : &taps;
-          operands.b = offsetPointer(ctx, dtype, f.getArg(2),
-                                     b.CreateNUWMul(group, ctx.i64(groupStride)));
+          operands.a =
+              pointwise ? static_cast<const RowSource *>(&dense) : &taps;
+          operands.b =
+              offsetPointer(ctx, dtype, f.getArg(2),
+                            b.CreateNUWMul(group, ctx.i64(groupStride)));
           operands.c = offsetPointer(ctx, dtype, f.getArg(0), firstFeature);
           operands.linearBase = firstFeature;
           operands.featureBase = firstFeature;

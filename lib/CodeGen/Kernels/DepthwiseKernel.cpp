@@ -32,9 +32,8 @@ class DepthwiseEmitter {
 public:
   DepthwiseEmitter(EmitterContext &ctx, const ConvGeometry &g, ir::DType dtype,
                    const Epilogue &epilogue, int64_t tile)
-      : ctx_(ctx), b_(ctx.builder()), g_(g), dtype_(dtype),
-        epilogue_(epilogue), tile_(tile),
-        lanes_(ctx.target().lanes(int64_t(ir::byteSize(dtype)))),
+      : ctx_(ctx), b_(ctx.builder()), g_(g), dtype_(dtype), epilogue_(epilogue),
+        tile_(tile), lanes_(ctx.target().lanes(int64_t(ir::byteSize(dtype)))),
         channels_(g.groups) {
     paddedChannels_ = (channels_ + lanes_ - 1) / lanes_ * lanes_;
     width_ = g.outSizes.back();
@@ -104,15 +103,17 @@ Error DepthwiseEmitter::emitTile(Value *row, Value *column0, int64_t columns) {
       InputPosition at = inputPosition(ctx_, g_.window[s], g_.inSizes[s],
                                        outer[s + 1], ctx_.i64(tap[s]));
       valid = b_.CreateAnd(valid, at.valid);
-      offset = b_.CreateAdd(offset, b_.CreateMul(at.index, ctx_.i64(g_.inStrides[s])));
+      offset = b_.CreateAdd(offset,
+                            b_.CreateMul(at.index, ctx_.i64(g_.inStrides[s])));
     }
     for (int64_t c = 0; c < columns; ++c) {
-      InputPosition at =
-          inputPosition(ctx_, g_.window[last], g_.inSizes[last],
-                        b_.CreateNUWAdd(column0, ctx_.i64(c)), ctx_.i64(tap[last]));
+      InputPosition at = inputPosition(ctx_, g_.window[last], g_.inSizes[last],
+                                       b_.CreateNUWAdd(column0, ctx_.i64(c)),
+                                       ctx_.i64(tap[last]));
       Value *address = b_.CreateGEP(
           ctx_.storageType(dtype_), in_,
-          b_.CreateAdd(offset, b_.CreateMul(at.index, ctx_.i64(g_.inStrides[last]))));
+          b_.CreateAdd(offset,
+                       b_.CreateMul(at.index, ctx_.i64(g_.inStrides[last]))));
       inputs[size_t(t)].push_back(
           b_.CreateSelect(b_.CreateAnd(valid, at.valid), address, zero_));
     }
@@ -141,7 +142,8 @@ Error DepthwiseEmitter::emitChannels(
   uint64_t bytes = ir::byteSize(dtype_);
   llvm::Type *vector =
       llvm::FixedVectorType::get(ctx_.storageType(dtype_), unsigned(lanes_));
-  std::vector<Value *> acc(size_t(columns), llvm::Constant::getNullValue(vector));
+  std::vector<Value *> acc(size_t(columns),
+                           llvm::Constant::getNullValue(vector));
   for (int64_t t = 0; t < g_.taps; ++t) {
     Value *w = loadLanes(
         ctx_, dtype_,
@@ -149,18 +151,18 @@ Error DepthwiseEmitter::emitChannels(
                       b_.CreateNUWAdd(channel, ctx_.i64(t * paddedChannels_))),
         lanes_, lanes_, uint64_t(lanes_) * bytes);
     for (int64_t c = 0; c < columns; ++c) {
-      Value *x = loadLanes(ctx_, dtype_,
-                           offsetPointer(ctx_, dtype_, inputs[size_t(t)][size_t(c)],
-                                         channel),
-                           lanes_, valid, bytes);
+      Value *x = loadLanes(
+          ctx_, dtype_,
+          offsetPointer(ctx_, dtype_, inputs[size_t(t)][size_t(c)], channel),
+          lanes_, valid, bytes);
       acc[size_t(c)] = multiplyAdd(ctx_, acc[size_t(c)], x, w);
     }
   }
   for (int64_t c = 0; c < columns; ++c) {
     Value *at = b_.CreateNUWAdd(
         b_.CreateNUWAdd(linear0, ctx_.i64(c * channels_)), channel);
-    Expected<Value *> value =
-        epilogue_.apply(ctx_, acc[size_t(c)], at, channel, lanes_, valid, leaves_);
+    Expected<Value *> value = epilogue_.apply(ctx_, acc[size_t(c)], at, channel,
+                                              lanes_, valid, leaves_);
     if (!value)
       return value.takeError();
     storeLanes(ctx_, dtype_, offsetPointer(ctx_, dtype_, out_, at), *value,
@@ -188,7 +190,8 @@ Expected<bool> emitDepthwiseKernel(EmitterContext &ctx, const Instruction &conv,
     return false;
   ir::DType dtype = conv.shape().dtype();
   // T columns: T accumulators, T inputs and a weight in registers.
-  int64_t tile = std::clamp<int64_t>((ctx.target().vectorRegisters - 2) / 3, 1, 8);
+  int64_t tile =
+      std::clamp<int64_t>((ctx.target().vectorRegisters - 2) / 3, 1, 8);
   DepthwiseEmitter emitter(ctx, g, dtype, *epilogue, tile);
 
   const auto &dn = conv.attrs().conv;
@@ -207,12 +210,12 @@ Expected<bool> emitDepthwiseKernel(EmitterContext &ctx, const Instruction &conv,
                            g.outSizes[s], g.window[s].size, g.window[s].stride,
                            g.window[s].padLow, g.window[s].baseDilation,
                            g.window[s].windowDilation, g.inStrides[s]);
-  std::string key =
-      fmt::format("depthwise {} px{} c{} bs{} {} t{} | {}", ir::dtypeName(dtype),
-                  g.pixels, g.groups, g.inBatchStride, windows, tile,
-                  epilogue->key());
-  Expected<llvm::Function *> function = kernelFunction(
-      ctx, key, args.size(), [&](llvm::Function &f) { return emitter.emit(f); });
+  std::string key = fmt::format(
+      "depthwise {} px{} c{} bs{} {} t{} | {}", ir::dtypeName(dtype), g.pixels,
+      g.groups, g.inBatchStride, windows, tile, epilogue->key());
+  Expected<llvm::Function *> function =
+      kernelFunction(ctx, key, args.size(),
+                     [&](llvm::Function &f) { return emitter.emit(f); });
   if (!function)
     return function.takeError();
   ctx.builder().CreateCall(*function, args);

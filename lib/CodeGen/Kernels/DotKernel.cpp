@@ -42,10 +42,10 @@ std::vector<int64_t> freeDims(int64_t rank, const std::vector<int64_t> &batch,
 /// A dot as a batch of GEMMs: sizes and the strides of every role.
 struct DotGeometry {
   int64_t batches = 0, m = 0, n = 0, k = 0;
-  int64_t aBatch = 0, aRow = 0, aK = 0; // lhs strides
-  int64_t bBatch = 0, bK = 0, bN = 0;   // rhs strides (when uniform)
-  bool bUniform = false;                // every rhs role has one stride
-  bool bInPlace = false;                // ... and its columns are contiguous
+  int64_t aBatch = 0, aRow = 0, aK = 0;    // lhs strides
+  int64_t bBatch = 0, bK = 0, bN = 0;      // rhs strides (when uniform)
+  bool bUniform = false;                   // every rhs role has one stride
+  bool bInPlace = false;                   // ... and its columns are contiguous
   std::vector<int64_t> bBatches, bKs, bNs; // rhs offsets, for packing
 };
 
@@ -109,7 +109,8 @@ Error emitRuntimePacking(EmitterContext &ctx, ir::DType dtype,
   llvm::IRBuilder<> &b = ctx.builder();
   int64_t panels = (g.n + nr - 1) / nr;
   auto i64 = [&](int64_t v) { return ctx.i64(v); };
-  return emitRangeLoop(ctx, i64(0), i64(g.batches * panels * g.k), 1,
+  return emitRangeLoop(
+      ctx, i64(0), i64(g.batches * panels * g.k), 1,
       [&](Value *row) -> Error {
         // row = (batch * panels + panel) * k + kk: one packed row of nr.
         Value *kk = b.CreateURem(row, i64(g.k));
@@ -118,19 +119,23 @@ Error emitRuntimePacking(EmitterContext &ctx, ir::DType dtype,
         Value *batch = b.CreateUDiv(batchPanel, i64(panels));
         Value *from = b.CreateAdd(b.CreateMul(batch, i64(g.bBatch)),
                                   b.CreateMul(kk, i64(g.bK)));
-        Value *to = offsetPointer(ctx, dtype, target, b.CreateMul(row, i64(nr)));
-        return emitRangeLoop(ctx, i64(0), i64(nr), 1,
+        Value *to =
+            offsetPointer(ctx, dtype, target, b.CreateMul(row, i64(nr)));
+        return emitRangeLoop(
+            ctx, i64(0), i64(nr), 1,
             [&](Value *c) -> Error {
               Value *column = b.CreateAdd(b.CreateMul(panel, i64(nr)), c);
               Value *inside = b.CreateICmpSLT(column, i64(g.n));
               Value *safe = b.CreateSelect(inside, column, i64(0));
               Value *value = b.CreateAlignedLoad(
                   ctx.storageType(dtype),
-                  offsetPointer(ctx, dtype, source,
-                                b.CreateAdd(from, b.CreateMul(safe, i64(g.bN)))),
+                  offsetPointer(
+                      ctx, dtype, source,
+                      b.CreateAdd(from, b.CreateMul(safe, i64(g.bN)))),
                   llvm::Align(ir::byteSize(dtype)));
               value = b.CreateSelect(
-                  inside, value, llvm::Constant::getNullValue(value->getType()));
+                  inside, value,
+                  llvm::Constant::getNullValue(value->getType()));
               b.CreateAlignedStore(value, offsetPointer(ctx, dtype, to, c),
                                    llvm::Align(ir::byteSize(dtype)));
               return Error::success();
@@ -142,9 +147,12 @@ Error emitRuntimePacking(EmitterContext &ctx, ir::DType dtype,
 
 const char *modeName(RhsMode mode) {
   switch (mode) {
-  case RhsMode::Constant: return "constant";
-  case RhsMode::InPlace: return "rows";
-  case RhsMode::Packed: return "runtime-packed";
+  case RhsMode::Constant:
+    return "constant";
+  case RhsMode::InPlace:
+    return "rows";
+  case RhsMode::Packed:
+    return "runtime-packed";
   }
   return "";
 }
@@ -164,7 +172,7 @@ Expected<bool> emitDotKernel(EmitterContext &ctx, const Instruction &dot,
   if (!lhs || !ctx.isMaterialized({dot.operand(1), -1}))
     return false;
   const Instruction *weights = constantSource(ctx, *dot.operand(1));
-  RhsMode mode = weights      ? RhsMode::Constant
+  RhsMode mode = weights       ? RhsMode::Constant
                  : g->bInPlace ? RhsMode::InPlace
                                : RhsMode::Packed;
   std::optional<Epilogue> epilogue =
@@ -197,10 +205,10 @@ Expected<bool> emitDotKernel(EmitterContext &ctx, const Instruction &dot,
   }
   size_t written = args.size();
   args.push_back(lhs->address);
-  args.push_back(mode == RhsMode::Constant
-                     ? packPanels(ctx, *weights, g->bBatches, g->bKs, g->bNs,
-                                  tile.nr)
-                     : ctx.operandBuffer(dot, 1)->address);
+  args.push_back(
+      mode == RhsMode::Constant
+          ? packPanels(ctx, *weights, g->bBatches, g->bKs, g->bNs, tile.nr)
+          : ctx.operandBuffer(dot, 1)->address);
   size_t leafStart = args.size();
   for (Value *leaf : epilogue->leafPointers(ctx))
     args.push_back(leaf);
@@ -208,8 +216,8 @@ Expected<bool> emitDotKernel(EmitterContext &ctx, const Instruction &dot,
   std::string key = fmt::format(
       "dot {} b{} m{} n{} k{} a{},{},{} b{}:{},{},{} tile{}x{}/{} | {}",
       ir::dtypeName(dtype), g->batches, g->m, g->n, g->k, g->aBatch, g->aRow,
-      g->aK, modeName(mode), g->bBatch, g->bK, g->bN, tile.mr, tile.nr,
-      tile.mc, epilogue->key());
+      g->aK, modeName(mode), g->bBatch, g->bK, g->bN, tile.mr, tile.nr, tile.mc,
+      epilogue->key());
   Expected<llvm::Function *> function = kernelFunction(
       ctx, key, args.size(),
       [&](llvm::Function &f) -> Error {

@@ -112,9 +112,8 @@ std::string Epilogue::key() const {
     if (found != position.end())
       return fmt::format("v{}", found->second);
     // An immediate: its bits are part of the function.
-    const Instruction *constant = operand->opcode() == Opcode::Broadcast
-                                      ? operand->operand(0)
-                                      : operand;
+    const Instruction *constant =
+        operand->opcode() == Opcode::Broadcast ? operand->operand(0) : operand;
     std::string bits;
     for (uint8_t byte : constant->literal().bytes())
       bits += fmt::format("{:02x}", byte);
@@ -138,7 +137,8 @@ std::string Epilogue::key() const {
 std::string Epilogue::describe() const {
   std::string text;
   for (const Instruction *inst : chain_)
-    text += (text.empty() ? "" : ",") + std::string(ir::opcodeName(inst->opcode()));
+    text +=
+        (text.empty() ? "" : ",") + std::string(ir::opcodeName(inst->opcode()));
   return text;
 }
 
@@ -167,10 +167,10 @@ Expected<Value *> Epilogue::apply(EmitterContext &ctx, Value *acc,
                         valid, align);
       break;
     case LeafKind::Scalar:
-      value = ctx.splat(ctx.builder().CreateAlignedLoad(
-                            ctx.storageType(leafType), leaves[i],
-                            llvm::Align(ir::byteSize(leafType))),
-                        unsigned(lanes));
+      value = ctx.splat(
+          ctx.builder().CreateAlignedLoad(ctx.storageType(leafType), leaves[i],
+                                          llvm::Align(ir::byteSize(leafType))),
+          unsigned(lanes));
       break;
     }
     ctx.setOverride(*leaf.use, ctx.toCompute(leafType, value));

@@ -1,4 +1,4 @@
-//===- Epilogue.h - Fused elementwise chains applied in registers -*- C++ -*-===//
+//===- Epilogue.h - Fused chains applied in registers -----------*- C++ -*-===//
 //
 // An output fusion (kind=kOutput) holds one dot or convolution and the
 // elementwise ops that consume only it: bias adds, per-channel scale and

@@ -26,12 +26,13 @@ std::vector<Value *> StridedRows::rows(EmitterContext &ctx, Value *firstRow,
                                b.CreateNUWMul(firstRow, ctx.i64(rowStride_)));
   std::vector<Value *> pointers;
   for (int64_t r = 0; r < count; ++r)
-    pointers.push_back(offsetPointer(ctx, dtype_, first, ctx.i64(r * rowStride_)));
+    pointers.push_back(
+        offsetPointer(ctx, dtype_, first, ctx.i64(r * rowStride_)));
   return pointers;
 }
 
-GemmTile gemmTileFor(EmitterContext &ctx, ir::DType dtype, int64_t m,
-                     int64_t n, int64_t k) {
+GemmTile gemmTileFor(EmitterContext &ctx, ir::DType dtype, int64_t m, int64_t n,
+                     int64_t k) {
   return ctx.target().gemmTile(int64_t(ir::byteSize(dtype)), m, n, k);
 }
 
@@ -85,8 +86,9 @@ private:
     // never faults).
     Value *address =
         b_.CreateGEP(ctx_.storageType(shape_.dtype), at, ctx_.i64(ahead));
-    b_.CreateIntrinsic(llvm::Intrinsic::prefetch, {address->getType()},
-                       {address, b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
+    b_.CreateIntrinsic(
+        llvm::Intrinsic::prefetch, {address->getType()},
+        {address, b_.getInt32(0), b_.getInt32(3), b_.getInt32(1)});
   }
   static constexpr int64_t kCacheLine = 64, kPrefetchBytes = 4096;
 
@@ -128,8 +130,8 @@ Error GemmEmitter::emitRowBlocks(int64_t fullRows, int64_t fullPanels,
       ctx_, ctx_.i64(0), ctx_.i64(fullRows), mc,
       [&](Value *ic) -> Error {
         Value *end = b_.CreateNUWAdd(ic, ctx_.i64(mc));
-        Value *icEnd = b_.CreateSelect(b_.CreateICmpULT(end, ctx_.i64(fullRows)),
-                                       end, ctx_.i64(fullRows));
+        Value *icEnd = b_.CreateSelect(
+            b_.CreateICmpULT(end, ctx_.i64(fullRows)), end, ctx_.i64(fullRows));
         auto rowTiles = [&](Value *panel, TilePlan plan) {
           return emitRangeLoop(
               ctx_, ic, icEnd, mr,
@@ -138,7 +140,9 @@ Error GemmEmitter::emitRowBlocks(int64_t fullRows, int64_t fullPanels,
         if (fullPanels > 0)
           if (Error e = emitRangeLoop(
                   ctx_, ctx_.i64(0), ctx_.i64(fullPanels), 1,
-                  [&](Value *jp) { return rowTiles(jp, {mr, nr_, 1}); },
+                  [&](Value *jp) {
+                    return rowTiles(jp, {mr, nr_, 1});
+                  },
                   "gemm.jp"))
             return e;
         if (tailCols > 0)
@@ -169,8 +173,8 @@ Error GemmEmitter::emitTailRows(int64_t firstRow, int64_t rows,
             "gemm.jg"))
       return e;
   if (rest > 0)
-    if (Error e = emitTile(row0, ctx_.i64(groups * group),
-                           {rows, rest * nr_, rest}))
+    if (Error e =
+            emitTile(row0, ctx_.i64(groups * group), {rows, rest * nr_, rest}))
       return e;
   if (tailCols > 0)
     return emitTile(row0, ctx_.i64(fullPanels), {rows, tailCols, 1});
@@ -184,7 +188,8 @@ Error GemmEmitter::emitTile(Value *row0, Value *panel0, const TilePlan &plan) {
                            llvm::Constant::getNullValue(vector));
   RowSource::FastPath fast = ops_.a->fastPath(ctx_, row0, plan.rows);
   if (!fast.condition) {
-    Expected<std::vector<Value *>> sums = emitK(*ops_.a, row0, panel0, plan, acc);
+    Expected<std::vector<Value *>> sums =
+        emitK(*ops_.a, row0, panel0, plan, acc);
     if (!sums)
       return sums.takeError();
     return storeTile(row0, panel0, plan, *sums);
@@ -192,13 +197,15 @@ Error GemmEmitter::emitTile(Value *row0, Value *panel0, const TilePlan &plan) {
   // Both paths compute the same sums in the same order; they meet before
   // the epilogue, which is emitted once.
   llvm::Function *function = b_.GetInsertBlock()->getParent();
-  auto *fastBlock = llvm::BasicBlock::Create(ctx_.context(), "tile.fast", function);
-  auto *slowBlock = llvm::BasicBlock::Create(ctx_.context(), "tile.edge", function);
+  auto *fastBlock =
+      llvm::BasicBlock::Create(ctx_.context(), "tile.fast", function);
+  auto *slowBlock =
+      llvm::BasicBlock::Create(ctx_.context(), "tile.edge", function);
   auto *join = llvm::BasicBlock::Create(ctx_.context(), "tile.join", function);
   b_.CreateCondBr(fast.condition, fastBlock, slowBlock);
   std::vector<std::pair<std::vector<Value *>, llvm::BasicBlock *>> arms;
-  for (auto [block, rows] : {std::pair{fastBlock, fast.rows},
-                             std::pair{slowBlock, ops_.a}}) {
+  for (auto [block, rows] :
+       {std::pair{fastBlock, fast.rows}, std::pair{slowBlock, ops_.a}}) {
     b_.SetInsertPoint(block);
     Expected<std::vector<Value *>> sums = emitK(*rows, row0, panel0, plan, acc);
     if (!sums)
@@ -217,9 +224,10 @@ Error GemmEmitter::emitTile(Value *row0, Value *panel0, const TilePlan &plan) {
   return storeTile(row0, panel0, plan, sums);
 }
 
-Expected<std::vector<Value *>>
-GemmEmitter::emitK(const RowSource &a, Value *row0, Value *panel0,
-                   const TilePlan &plan, std::vector<Value *> acc) {
+Expected<std::vector<Value *>> GemmEmitter::emitK(const RowSource &a,
+                                                  Value *row0, Value *panel0,
+                                                  const TilePlan &plan,
+                                                  std::vector<Value *> acc) {
   if (a.segments == 1)
     return emitSegment(a, row0, panel0, plan, ctx_.i64(0), std::move(acc));
   return emitCarriedLoop(
@@ -237,12 +245,13 @@ GemmEmitter::emitSegment(const RowSource &a, Value *row0, Value *panel0,
                          const TilePlan &plan, Value *seg,
                          std::vector<Value *> acc) {
   std::vector<Value *> rows = a.rows(ctx_, row0, plan.rows, seg);
-  Value *segOffset = b_.CreateNUWAdd(
-      b_.CreateNUWMul(panel0, ctx_.i64(panelStride_)),
-      b_.CreateNUWMul(seg, ctx_.i64(a.segmentLength * kRow_)));
+  Value *segOffset =
+      b_.CreateNUWAdd(b_.CreateNUWMul(panel0, ctx_.i64(panelStride_)),
+                      b_.CreateNUWMul(seg, ctx_.i64(a.segmentLength * kRow_)));
   Value *bSeg = offsetPointer(ctx_, shape_.dtype, ops_.b, segOffset);
   int64_t vectors = vectorsOf(plan), perPanel = nr_ / lanes_;
-  uint64_t bAlign = shape_.packedB ? uint64_t(lanes_ * bytes_) : uint64_t(bytes_);
+  uint64_t bAlign =
+      shape_.packedB ? uint64_t(lanes_ * bytes_) : uint64_t(bytes_);
   llvm::Type *scalar = ctx_.storageType(shape_.dtype);
   return emitCarriedLoop(
       ctx_, ctx_.i64(0), ctx_.i64(a.segmentLength), 1, std::move(acc),
@@ -256,14 +265,17 @@ GemmEmitter::emitSegment(const RowSource &a, Value *row0, Value *panel0,
           Value *at = offsetPointer(ctx_, shape_.dtype, bSeg,
                                     b_.CreateNUWAdd(kOffset, ctx_.i64(offset)));
           int64_t valid = shape_.packedB ? lanes_ : validLanes(plan, q);
-          bv.push_back(loadLanes(ctx_, shape_.dtype, at, lanes_, valid, bAlign));
+          bv.push_back(
+              loadLanes(ctx_, shape_.dtype, at, lanes_, valid, bAlign));
           if (streamsWeights(plan) && (q * lanes_ * bytes_) % kCacheLine == 0)
             prefetch(at);
         }
-        Value *aOffset = a.kStride == 1 ? kk : b_.CreateNUWMul(kk, ctx_.i64(a.kStride));
+        Value *aOffset =
+            a.kStride == 1 ? kk : b_.CreateNUWMul(kk, ctx_.i64(a.kStride));
         for (int64_t r = 0; r < plan.rows; ++r) {
           Value *element = b_.CreateAlignedLoad(
-              scalar, offsetPointer(ctx_, shape_.dtype, rows[size_t(r)], aOffset),
+              scalar,
+              offsetPointer(ctx_, shape_.dtype, rows[size_t(r)], aOffset),
               llvm::Align(uint64_t(bytes_)));
           Value *broadcast = ctx_.splat(element, unsigned(lanes_));
           for (int64_t q = 0; q < vectors; ++q) {
@@ -287,13 +299,16 @@ Error GemmEmitter::storeTile(Value *row0, Value *panel0, const TilePlan &plan,
       Value *column = b_.CreateNUWAdd(column0, ctx_.i64(q * lanes_));
       Value *at = b_.CreateNUWAdd(rowStart, column);
       int64_t valid = validLanes(plan, q);
-      Expected<Value *> value = epilogue_.apply(
-          ctx_, acc[size_t(r * vectors + q)], b_.CreateNUWAdd(ops_.linearBase, at),
-          b_.CreateNUWAdd(ops_.featureBase, column), lanes_, valid, ops_.leaves);
+      Expected<Value *> value =
+          epilogue_.apply(ctx_, acc[size_t(r * vectors + q)],
+                          b_.CreateNUWAdd(ops_.linearBase, at),
+                          b_.CreateNUWAdd(ops_.featureBase, column), lanes_,
+                          valid, ops_.leaves);
       if (!value)
         return value.takeError();
-      storeLanes(ctx_, shape_.dtype, offsetPointer(ctx_, shape_.dtype, ops_.c, at),
-                 *value, valid, uint64_t(bytes_));
+      storeLanes(ctx_, shape_.dtype,
+                 offsetPointer(ctx_, shape_.dtype, ops_.c, at), *value, valid,
+                 uint64_t(bytes_));
     }
   }
   return Error::success();

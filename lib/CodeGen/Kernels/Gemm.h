@@ -1,4 +1,4 @@
-//===- Gemm.h - The register-blocked GEMM every contraction runs on -*- C++ -*-===//
+//===- Gemm.h - The register-blocked GEMM ----------------------*- C++ -*-===//
 //
 // C[i, j] = epilogue(sum_k A[i, k] * B[k, j]) for one batch (or group): an
 // MR x NR tile of C is held in MR * NR / lanes vector accumulators while K
@@ -31,9 +31,9 @@ namespace kiln::codegen::kernels {
 class RowSource {
 public:
   virtual ~RowSource() = default;
-  int64_t segments = 1;      ///< K = segments * segmentLength
+  int64_t segments = 1; ///< K = segments * segmentLength
   int64_t segmentLength = 0;
-  int64_t kStride = 1;       ///< elements between consecutive k in a segment
+  int64_t kStride = 1; ///< elements between consecutive k in a segment
   /// Pointers to element 0 of segment `segment` of rows firstRow ..
   /// firstRow + count - 1.
   virtual std::vector<llvm::Value *> rows(EmitterContext &ctx,
@@ -56,8 +56,8 @@ public:
 /// Rows at a fixed stride: row i starts at base + i * rowStride.
 class StridedRows final : public RowSource {
 public:
-  StridedRows(ir::DType dtype, llvm::Value *base, int64_t rowStride,
-              int64_t k, int64_t kStride);
+  StridedRows(ir::DType dtype, llvm::Value *base, int64_t rowStride, int64_t k,
+              int64_t kStride);
   std::vector<llvm::Value *> rows(EmitterContext &ctx, llvm::Value *firstRow,
                                   int64_t count,
                                   llvm::Value *segment) const override;
@@ -92,8 +92,8 @@ Error emitGemm(EmitterContext &ctx, const GemmShape &shape,
                const GemmOperands &operands, const Epilogue &epilogue);
 
 /// The tile for `dtype`, an m x n output and contraction length k.
-GemmTile gemmTileFor(EmitterContext &ctx, ir::DType dtype, int64_t m,
-                     int64_t n, int64_t k);
+GemmTile gemmTileFor(EmitterContext &ctx, ir::DType dtype, int64_t m, int64_t n,
+                     int64_t k);
 
 } // namespace kiln::codegen::kernels
 

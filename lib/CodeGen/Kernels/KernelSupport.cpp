@@ -68,7 +68,8 @@ static void markExplicitlyVectorized(EmitterContext &ctx,
   llvm::TempMDNode placeholder = llvm::MDNode::getTemporary(c, {});
   llvm::MDNode *loop = llvm::MDNode::get(
       c, {placeholder.get(), flag("llvm.loop.vectorize.enable", false),
-          llvm::MDNode::get(c, {llvm::MDString::get(c, "llvm.loop.unroll.disable")})});
+          llvm::MDNode::get(
+              c, {llvm::MDString::get(c, "llvm.loop.unroll.disable")})});
   loop->replaceOperandWith(0, loop);
   latch.setMetadata(llvm::LLVMContext::MD_loop, loop);
 }
@@ -111,8 +112,8 @@ emitCarriedLoop(EmitterContext &ctx, Value *begin, Value *end, int64_t step,
   return next;
 }
 
-Error emitRangeLoop(EmitterContext &ctx, Value *begin, Value *end,
-                    int64_t step, llvm::function_ref<Error(Value *)> body,
+Error emitRangeLoop(EmitterContext &ctx, Value *begin, Value *end, int64_t step,
+                    llvm::function_ref<Error(Value *)> body,
                     const llvm::Twine &name) {
   Expected<std::vector<Value *>> done = emitCarriedLoop(
       ctx, begin, end, step, {},
@@ -141,7 +142,8 @@ static Value *laneMask(EmitterContext &ctx, int64_t lanes, int64_t valid) {
 Value *loadLanes(EmitterContext &ctx, ir::DType dtype, Value *ptr,
                  int64_t lanes, int64_t valid, uint64_t align) {
   llvm::IRBuilder<> &b = ctx.builder();
-  auto *type = llvm::FixedVectorType::get(ctx.storageType(dtype), unsigned(lanes));
+  auto *type =
+      llvm::FixedVectorType::get(ctx.storageType(dtype), unsigned(lanes));
   if (valid >= lanes)
     return b.CreateAlignedLoad(type, ptr, llvm::Align(align));
   return b.CreateMaskedLoad(type, ptr, llvm::Align(align),
@@ -176,10 +178,10 @@ Value *zeroRow(EmitterContext &ctx, ir::DType dtype, int64_t count) {
   if (llvm::GlobalVariable *existing = ctx.module().getNamedGlobal(name))
     return existing;
   auto *type = llvm::ArrayType::get(ctx.storageType(dtype), uint64_t(count));
-  auto *global = new llvm::GlobalVariable(
-      ctx.module(), type, /*isConstant=*/true,
-      llvm::GlobalValue::PrivateLinkage, llvm::Constant::getNullValue(type),
-      name);
+  auto *global =
+      new llvm::GlobalVariable(ctx.module(), type, /*isConstant=*/true,
+                               llvm::GlobalValue::PrivateLinkage,
+                               llvm::Constant::getNullValue(type), name);
   global->setAlignment(llvm::Align(64));
   return global;
 }

@@ -1,4 +1,4 @@
-//===- KernelSupport.h - Building blocks of the contraction kernels -*- C++ -*-===//
+//===- KernelSupport.h - Building blocks of the kernels --------*- C++ -*-===//
 //
 // Internal to lib/CodeGen/Kernels. A kernel is an internal LLVM function of
 // its own (shared by every layer with the same shapes and epilogue) whose

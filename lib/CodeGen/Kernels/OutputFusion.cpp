@@ -12,7 +12,8 @@ Expected<bool> emitOutputFusionKernel(EmitterContext &ctx,
     return false;
   const Instruction *contraction = nullptr;
   for (const Instruction *inner : fusion.calledComputation()->instructions()) {
-    if (inner->opcode() != Opcode::Dot && inner->opcode() != Opcode::Convolution)
+    if (inner->opcode() != Opcode::Dot &&
+        inner->opcode() != Opcode::Convolution)
       continue;
     if (contraction)
       return false; // one contraction per output fusion

@@ -78,8 +78,7 @@ llvm::GlobalVariable *packPanels(EmitterContext &ctx,
       packed.size() / bytes, ctx.storageType(constant.shape().dtype()));
   auto *global = new llvm::GlobalVariable(
       ctx.module(), data->getType(), /*isConstant=*/true,
-      llvm::GlobalValue::PrivateLinkage, data,
-      "packed." + constant.name());
+      llvm::GlobalValue::PrivateLinkage, data, "packed." + constant.name());
   global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
   global->setAlignment(llvm::Align(64));
   ctx.addWeightsBytes(int64_t(packed.size()));

@@ -1,4 +1,4 @@
-//===- PackedWeights.h - Operand geometry and compile-time packing -*- C++ -*-===//
+//===- PackedWeights.h - Operand geometry, compile-time packing -*- C++ -*-===//
 //
 // Kernels see an operand as roles (batch, rows or contracted, columns), each
 // a list of element offsets. Roles whose offsets form an arithmetic

@@ -127,13 +127,15 @@ private:
                 std::vector<Value *> rows;
                 for (int64_t i = 0; i < lanes_; ++i)
                   rows.push_back(loadLanes(
-                      ctx_, dtype_, at(in_, b_.CreateNUWAdd(r0, ctx_.i64(i)), c0, t_.cols),
+                      ctx_, dtype_,
+                      at(in_, b_.CreateNUWAdd(r0, ctx_.i64(i)), c0, t_.cols),
                       lanes_, lanes_, align));
                 transposeInRegisters(b_, rows);
                 for (int64_t j = 0; j < lanes_; ++j)
-                  storeLanes(ctx_, dtype_,
-                             at(out_, b_.CreateNUWAdd(c0, ctx_.i64(j)), r0, t_.rows),
-                             rows[size_t(j)], lanes_, align);
+                  storeLanes(
+                      ctx_, dtype_,
+                      at(out_, b_.CreateNUWAdd(c0, ctx_.i64(j)), r0, t_.rows),
+                      rows[size_t(j)], lanes_, align);
                 return Error::success();
               },
               "tr.col");
@@ -151,7 +153,8 @@ private:
           return emitRangeLoop(
               ctx_, ctx_.i64(colBegin), ctx_.i64(colEnd), 1,
               [&](Value *c) -> Error {
-                Value *value = b_.CreateAlignedLoad(type, at(in_, r, c, t_.cols), align);
+                Value *value =
+                    b_.CreateAlignedLoad(type, at(in_, r, c, t_.cols), align);
                 b_.CreateAlignedStore(value, at(out_, c, r, t_.rows), align);
                 return Error::success();
               },
@@ -190,18 +193,18 @@ Expected<bool> emitTransposeKernel(EmitterContext &ctx,
     lanes *= 2;
   if (lanes < 4 || t->rows < lanes || t->cols < lanes)
     return false;
-  std::string key = fmt::format("transpose {} b{} r{} c{} l{}",
-                                ir::dtypeName(dtype), t->batch, t->rows,
-                                t->cols, lanes);
-  Expected<llvm::Function *> function = kernelFunction(
-      ctx, key, 2, [&](llvm::Function &f) {
+  std::string key =
+      fmt::format("transpose {} b{} r{} c{} l{}", ir::dtypeName(dtype),
+                  t->batch, t->rows, t->cols, lanes);
+  Expected<llvm::Function *> function =
+      kernelFunction(ctx, key, 2, [&](llvm::Function &f) {
         return TransposeEmitter(ctx, dtype, *t, lanes)
             .emit(f.getArg(0), f.getArg(1));
       });
   if (!function)
     return function.takeError();
-  ctx.builder().CreateCall(*function,
-                           {ctx.outputBuffer(transpose).address, input->address});
+  ctx.builder().CreateCall(
+      *function, {ctx.outputBuffer(transpose).address, input->address});
   return true;
 }
 
