@@ -1,6 +1,8 @@
 //===- ConvGeometry.cpp - Convolutions as the kernels see them ------------===//
 #include "ConvGeometry.h"
 
+#include <fmt/format.h>
+
 namespace kiln::codegen::kernels {
 
 using llvm::Value;
@@ -40,6 +42,17 @@ std::optional<ConvGeometry> convGeometry(const ir::Instruction &conv) {
     g.pixels *= g.outSizes.back();
   }
   return g;
+}
+
+std::string windowKey(const ConvGeometry &g) {
+  std::string key;
+  for (size_t s = 0; s < g.window.size(); ++s) {
+    const ir::WindowDim &w = g.window[s];
+    key += fmt::format("[{}->{} k{} s{} p{} d{},{} is{}]", g.inSizes[s],
+                       g.outSizes[s], w.size, w.stride, w.padLow,
+                       w.baseDilation, w.windowDilation, g.inStrides[s]);
+  }
+  return key;
 }
 
 InputPosition inputPosition(EmitterContext &ctx, const ir::WindowDim &window,

@@ -13,6 +13,7 @@
 #include "../EmitterContext.h"
 
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace kiln::codegen::kernels {
@@ -30,6 +31,9 @@ struct ConvGeometry {
 
 /// The geometry when the layout fits (see above), else nullopt.
 std::optional<ConvGeometry> convGeometry(const ir::Instruction &convolution);
+
+/// The window, spatial sizes and input strides as text, for kernel keys.
+std::string windowKey(const ConvGeometry &g);
 
 /// Where output position `out` with kernel tap `tap` reads the input along
 /// one spatial dimension: the input index and whether it exists (false in

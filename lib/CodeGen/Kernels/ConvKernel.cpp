@@ -157,30 +157,12 @@ bool isDenseNhwc(const Instruction &conv) {
   return true;
 }
 
-bool kernelDtype(const Instruction &conv) {
-  ir::DType dtype = conv.shape().dtype();
-  return (dtype == ir::DType::F32 || dtype == ir::DType::F64) &&
-         conv.operand(0)->shape().dtype() == dtype &&
-         conv.operand(1)->shape().dtype() == dtype;
-}
-
-std::string windowKey(const ConvGeometry &g) {
-  std::string key;
-  for (size_t s = 0; s < g.window.size(); ++s) {
-    const ir::WindowDim &w = g.window[s];
-    key += fmt::format("[{}->{} k{} s{} p{} d{},{} is{}]", g.inSizes[s],
-                       g.outSizes[s], w.size, w.stride, w.padLow,
-                       w.baseDilation, w.windowDilation, g.inStrides[s]);
-  }
-  return key;
-}
-
 } // namespace
 
 Expected<bool> emitConvolutionKernel(EmitterContext &ctx,
                                      const Instruction &conv,
                                      const Instruction *fusion) {
-  if (!kernelDtype(conv))
+  if (!hasKernelDtype(conv))
     return false;
   std::optional<ConvGeometry> geometry = convGeometry(conv);
   if (!geometry || geometry->pixels == 0 || geometry->outFeatures == 0 ||
@@ -273,9 +255,7 @@ Expected<bool> emitConvolutionKernel(EmitterContext &ctx,
   ctx.builder().CreateCall(*function, args);
 
   KernelRecord record;
-  record.instruction = (fusion ? fusion : &conv)->name();
   record.kernel = pointwise ? "conv-pointwise" : "conv-implicit-gemm";
-  record.function = (*function)->getName().str();
   record.m = g.pixels;
   record.n = g.outFeatures;
   record.k = k;
@@ -285,7 +265,7 @@ Expected<bool> emitConvolutionKernel(EmitterContext &ctx,
   record.mc = tile.mc;
   record.packedWeights = true;
   record.epilogue = epilogue->describe();
-  ctx.kernelRecords().push_back(record);
+  recordKernel(ctx, std::move(record), fusion ? *fusion : conv, **function);
   return true;
 }
 

@@ -176,8 +176,8 @@ Error DepthwiseEmitter::emitChannels(
 Expected<bool> emitDepthwiseKernel(EmitterContext &ctx, const Instruction &conv,
                                    const Instruction *fusion) {
   std::optional<ConvGeometry> geometry = convGeometry(conv);
-  if (!geometry || geometry->inPerGroup != 1 || geometry->outPerGroup != 1 ||
-      geometry->pixels == 0)
+  if (!hasKernelDtype(conv) || !geometry || geometry->inPerGroup != 1 ||
+      geometry->outPerGroup != 1 || geometry->pixels == 0)
     return false;
   const ConvGeometry &g = *geometry;
   const Instruction *weights = constantSource(ctx, *conv.operand(1));
@@ -204,15 +204,9 @@ Expected<bool> emitDepthwiseKernel(EmitterContext &ctx, const Instruction &conv,
                             input->address, packed};
   for (Value *leaf : epilogue->leafPointers(ctx))
     args.push_back(leaf);
-  std::string windows;
-  for (size_t s = 0; s < g.window.size(); ++s)
-    windows += fmt::format("[{}->{} k{} s{} p{} d{},{} is{}]", g.inSizes[s],
-                           g.outSizes[s], g.window[s].size, g.window[s].stride,
-                           g.window[s].padLow, g.window[s].baseDilation,
-                           g.window[s].windowDilation, g.inStrides[s]);
   std::string key = fmt::format(
       "depthwise {} px{} c{} bs{} {} t{} | {}", ir::dtypeName(dtype), g.pixels,
-      g.groups, g.inBatchStride, windows, tile, epilogue->key());
+      g.groups, g.inBatchStride, windowKey(g), tile, epilogue->key());
   Expected<llvm::Function *> function =
       kernelFunction(ctx, key, args.size(),
                      [&](llvm::Function &f) { return emitter.emit(f); });
@@ -221,9 +215,7 @@ Expected<bool> emitDepthwiseKernel(EmitterContext &ctx, const Instruction &conv,
   ctx.builder().CreateCall(*function, args);
 
   KernelRecord record;
-  record.instruction = (fusion ? fusion : &conv)->name();
   record.kernel = "depthwise";
-  record.function = (*function)->getName().str();
   record.m = g.pixels;
   record.n = g.groups;
   record.k = g.taps;
@@ -231,7 +223,7 @@ Expected<bool> emitDepthwiseKernel(EmitterContext &ctx, const Instruction &conv,
   record.nr = ctx.target().lanes(int64_t(ir::byteSize(dtype)));
   record.packedWeights = true;
   record.epilogue = epilogue->describe();
-  ctx.kernelRecords().push_back(record);
+  recordKernel(ctx, std::move(record), fusion ? *fusion : conv, **function);
   return true;
 }
 

@@ -82,14 +82,6 @@ std::optional<DotGeometry> dotGeometry(const Instruction &dot) {
   return g;
 }
 
-bool kernelDtype(const Instruction &contraction) {
-  ir::DType dtype = contraction.shape().dtype();
-  if (dtype != ir::DType::F32 && dtype != ir::DType::F64)
-    return false;
-  return contraction.operand(0)->shape().dtype() == dtype &&
-         contraction.operand(1)->shape().dtype() == dtype;
-}
-
 } // namespace
 
 namespace {
@@ -161,7 +153,7 @@ const char *modeName(RhsMode mode) {
 
 Expected<bool> emitDotKernel(EmitterContext &ctx, const Instruction &dot,
                              const Instruction *fusion) {
-  if (!kernelDtype(dot))
+  if (!hasKernelDtype(dot))
     return false;
   std::optional<DotGeometry> g = dotGeometry(dot);
   if (!g || g->m == 0 || g->n == 0 || g->k == 0 || g->batches == 0)
@@ -259,9 +251,7 @@ Expected<bool> emitDotKernel(EmitterContext &ctx, const Instruction &dot,
   ctx.builder().CreateCall(*function, args);
 
   KernelRecord record;
-  record.instruction = (fusion ? fusion : &dot)->name();
   record.kernel = g->m <= 4 ? "gemm-skinny" : "gemm";
-  record.function = (*function)->getName().str();
   record.m = g->batches * g->m;
   record.n = g->n;
   record.k = g->k;
@@ -271,7 +261,7 @@ Expected<bool> emitDotKernel(EmitterContext &ctx, const Instruction &dot,
   record.mc = tile.mc;
   record.packedWeights = mode == RhsMode::Constant;
   record.epilogue = epilogue->describe();
-  ctx.kernelRecords().push_back(record);
+  recordKernel(ctx, std::move(record), fusion ? *fusion : dot, **function);
   return true;
 }
 

@@ -74,6 +74,21 @@ static void markExplicitlyVectorized(EmitterContext &ctx,
   latch.setMetadata(llvm::LLVMContext::MD_loop, loop);
 }
 
+bool hasKernelDtype(const ir::Instruction &contraction) {
+  ir::DType dtype = contraction.shape().dtype();
+  return (dtype == ir::DType::F32 || dtype == ir::DType::F64) &&
+         contraction.operand(0)->shape().dtype() == dtype &&
+         contraction.operand(1)->shape().dtype() == dtype;
+}
+
+void recordKernel(EmitterContext &ctx, KernelRecord record,
+                  const ir::Instruction &computed,
+                  const llvm::Function &function) {
+  record.instruction = computed.name();
+  record.function = function.getName().str();
+  ctx.kernelRecords().push_back(std::move(record));
+}
+
 Expected<std::vector<Value *>>
 emitCarriedLoop(EmitterContext &ctx, Value *begin, Value *end, int64_t step,
                 std::vector<Value *> initial, CarriedBody body,

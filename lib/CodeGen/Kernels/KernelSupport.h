@@ -30,6 +30,16 @@ kernelFunction(EmitterContext &ctx, const std::string &key, size_t pointerArgs,
                llvm::function_ref<Error(llvm::Function &)> body,
                size_t writtenArgs = 1);
 
+/// Whether the kernels compute `contraction` (a dot or convolution): f32 or
+/// f64 result and operands of the same type.
+bool hasKernelDtype(const ir::Instruction &contraction);
+
+/// Records the kernel computing `computed` (the contraction, or its output
+/// fusion) as `function`, for the manifest; `record` holds the rest.
+void recordKernel(EmitterContext &ctx, KernelRecord record,
+                  const ir::Instruction &computed,
+                  const llvm::Function &function);
+
 /// A counted loop [begin, end) by `step` whose body maps the carried values
 /// (initially `initial`) to their next values; returns the values after the
 /// loop. The trip count must be static and positive (end > begin) unless
