@@ -31,8 +31,10 @@ static Expected<Value *> operandAt(EmitterContext &ctx, const Instruction &inst,
   return ctx.elementOf(*inst.operand(i), index);
 }
 
-static ElementIndex atIndices(std::vector<Value *> indices) {
-  return ElementIndex{std::move(indices), nullptr, 1};
+/// An operand index; with lanes > 1, a row run from indices.back().
+static ElementIndex atIndices(std::vector<Value *> indices,
+                              unsigned lanes = 1) {
+  return ElementIndex{std::move(indices), nullptr, lanes};
 }
 
 static Expected<Value *> generateBroadcast(EmitterContext &ctx,
@@ -48,7 +50,16 @@ static Expected<Value *> generateBroadcast(EmitterContext &ctx,
   std::vector<Value *> operandIndex;
   for (int64_t d : map)
     operandIndex.push_back(index.indices[size_t(d)]);
-  return operandAt(ctx, inst, 0, atIndices(std::move(operandIndex)));
+  // A row run stays a run in the operand when the output's innermost
+  // dimension is the operand's innermost; otherwise one element repeats.
+  bool alongRow = map.back() == inst.shape().rank() - 1;
+  if (index.lanes == 1 || alongRow)
+    return operandAt(ctx, inst, 0, atIndices(std::move(operandIndex), index.lanes));
+  Expected<Value *> element =
+      operandAt(ctx, inst, 0, atIndices(std::move(operandIndex)));
+  if (!element)
+    return element;
+  return ctx.splat(*element, index.lanes);
 }
 
 static Expected<Value *> generateReshape(EmitterContext &ctx,
@@ -58,7 +69,9 @@ static Expected<Value *> generateReshape(EmitterContext &ctx,
   ElementIndex operandIndex{{}, ctx.linearOf(index, inst.shape().dims()),
                             index.lanes};
   const std::vector<int64_t> &dims = inst.operand(0)->shape().dims();
-  if (index.lanes == 1 && !index.indices.empty())
+  // A row run maps onto one operand row (rowVectorizable checked that
+  // output rows nest inside operand rows).
+  if (!index.indices.empty())
     operandIndex.indices = ctx.delinearize(operandIndex.linear, dims);
   return operandAt(ctx, inst, 0, operandIndex);
 }
@@ -70,7 +83,7 @@ static Expected<Value *> generateTranspose(EmitterContext &ctx,
   std::vector<Value *> operandIndex(perm.size());
   for (size_t i = 0; i < perm.size(); ++i)
     operandIndex[size_t(perm[i])] = index.indices[i];
-  return operandAt(ctx, inst, 0, atIndices(std::move(operandIndex)));
+  return operandAt(ctx, inst, 0, atIndices(std::move(operandIndex), index.lanes));
 }
 
 static Expected<Value *> generateSlice(EmitterContext &ctx,
@@ -84,7 +97,7 @@ static Expected<Value *> generateSlice(EmitterContext &ctx,
                                   : b.CreateNUWMul(index.indices[d], ctx.i64(s.stride));
     operandIndex.push_back(b.CreateNUWAdd(scaled, ctx.i64(s.start)));
   }
-  return operandAt(ctx, inst, 0, atIndices(std::move(operandIndex)));
+  return operandAt(ctx, inst, 0, atIndices(std::move(operandIndex), index.lanes));
 }
 
 static Expected<Value *> generateReverse(EmitterContext &ctx,
@@ -95,7 +108,7 @@ static Expected<Value *> generateReverse(EmitterContext &ctx,
   for (int64_t d : inst.attrs().dimensions)
     operandIndex[size_t(d)] = ctx.builder().CreateSub(
         ctx.i64(dims[size_t(d)] - 1), operandIndex[size_t(d)]);
-  return operandAt(ctx, inst, 0, atIndices(std::move(operandIndex)));
+  return operandAt(ctx, inst, 0, atIndices(std::move(operandIndex), index.lanes));
 }
 
 /// Every operand is read at a clamped (always in-bounds) index and the
@@ -118,7 +131,8 @@ static Expected<Value *> generateConcatenate(EmitterContext &ctx,
     clamped = b.CreateSelect(b.CreateICmpSGT(clamped, ctx.i64(size - 1)),
                              ctx.i64(size - 1), clamped);
     operandIndex[dim] = clamped;
-    Expected<Value *> value = operandAt(ctx, inst, i, atIndices(operandIndex));
+    Expected<Value *> value =
+        operandAt(ctx, inst, i, atIndices(operandIndex, index.lanes));
     if (!value)
       return value;
     if (!result) {
@@ -164,18 +178,29 @@ static Expected<Value *> generatePad(EmitterContext &ctx,
   Expected<Value *> padValue = operandAt(ctx, inst, 1, atIndices({}));
   if (!padValue)
     return padValue;
+  Value *padLanes = ctx.splat(*padValue, index.lanes);
   if (operandShape.numElements() == 0)
-    return *padValue;
-  Expected<Value *> value = operandAt(ctx, inst, 0, atIndices(operandIndex));
+    return padLanes;
+  Expected<Value *> value =
+      operandAt(ctx, inst, 0, atIndices(operandIndex, index.lanes));
   if (!value)
     return value;
-  return b.CreateSelect(valid, *value, *padValue);
+  return b.CreateSelect(valid, *value, padLanes);
 }
 
 static Expected<Value *> generateIota(EmitterContext &ctx,
                                       const Instruction &inst,
                                       const ElementIndex &index) {
-  Value *position = index.indices[size_t(inst.attrs().dimensions.at(0))];
+  size_t dim = size_t(inst.attrs().dimensions.at(0));
+  Value *position = ctx.splat(index.indices[dim], index.lanes);
+  if (index.lanes > 1 && dim + 1 == index.indices.size()) {
+    // A row run along the iota dimension: start + <0, 1, ..., lanes-1>.
+    std::vector<llvm::Constant *> steps;
+    for (unsigned i = 0; i < index.lanes; ++i)
+      steps.push_back(ctx.builder().getInt64(i));
+    position = ctx.builder().CreateAdd(position,
+                                       llvm::ConstantVector::get(steps));
+  }
   return emitConvert(ctx, ir::DType::S64, inst.shape().dtype(), position);
 }
 
@@ -212,6 +237,10 @@ static Expected<Value *> generateElementwise(EmitterContext &ctx,
   }
   if (!result)
     return EmitterContext::unsupported(inst, "element type not supported");
+  // f16/bf16 compute in float; round every op's result to its storage
+  // precision, so a fused chain matches the same ops run one by one.
+  if (to == ir::DType::F16 || to == ir::DType::BF16)
+    result = ctx.toCompute(to, ctx.toStorage(to, result));
   return result;
 }
 
@@ -265,13 +294,80 @@ static bool isLinear(EmitterContext &ctx, const Instruction &inst, bool top) {
   return true;
 }
 
-/// A loop over `output` producing `inst`'s elements.
+/// Whether the run of a row holds the same operand elements in order:
+/// the operand's innermost dimension is the output's, or a multiple of it
+/// (output rows then nest inside operand rows).
+static bool reshapeKeepsRows(const Instruction &reshape) {
+  const ir::Shape &in = reshape.operand(0)->shape();
+  const ir::Shape &out = reshape.shape();
+  if (in.rank() == 0 || out.rank() == 0 || out.dims().back() == 0)
+    return false;
+  return in.dims().back() % out.dims().back() == 0;
+}
+
+bool rowVectorizable(EmitterContext &ctx, const Instruction &inst, bool top) {
+  if (!top && ctx.isMaterialized({&inst, -1}))
+    return true; // contiguous along its innermost dimension
+  int64_t last = inst.shape().rank() - 1;
+  auto operandRows = [&](size_t i) {
+    return rowVectorizable(ctx, *inst.operand(i), false);
+  };
+  auto allOperandRows = [&] {
+    for (size_t i = 0; i < inst.operandCount(); ++i)
+      if (!operandRows(i))
+        return false;
+    return true;
+  };
+  if (ir::isElementwise(inst.opcode()) && inst.opcode() != Opcode::Copy)
+    return allOperandRows();
+  const std::vector<int64_t> &dims = inst.attrs().dimensions;
+  switch (inst.opcode()) {
+  case Opcode::Constant:
+    return inst.shape().numElements() == 1;
+  case Opcode::Iota:
+    return true;
+  case Opcode::Broadcast:
+    // Off the row, one operand element is splat (any generator does it).
+    return dims.empty() || dims.back() != last || operandRows(0);
+  case Opcode::Reshape:
+  case Opcode::Copy:
+    return reshapeKeepsRows(inst) && operandRows(0);
+  case Opcode::Transpose:
+    return !dims.empty() && dims.back() == last && operandRows(0);
+  case Opcode::Slice:
+    return last >= 0 && inst.attrs().slice[size_t(last)].stride == 1 &&
+           operandRows(0);
+  case Opcode::Reverse:
+    return std::find(dims.begin(), dims.end(), last) == dims.end() &&
+           operandRows(0);
+  case Opcode::Concatenate:
+    return !dims.empty() && dims[0] != last && allOperandRows();
+  case Opcode::Pad: {
+    if (last < 0)
+      return false;
+    const ir::PadDim &p = inst.attrs().padding[size_t(last)];
+    return p.low == 0 && p.high == 0 && p.interior == 0 && operandRows(0);
+  }
+  default:
+    return false;
+  }
+}
+
+/// A loop over `output` producing `inst`'s elements: over the linear index
+/// in vectors when the whole expression allows, else in row runs when
+/// rows are long enough, else element by element.
 static Error emitGeneratorLoop(EmitterContext &ctx, const Instruction &inst,
                                const BufferRef &output) {
-  return ctx.emitElementLoop(output, isLinear(ctx, inst, true),
-                             [&](const ElementIndex &index) {
-                               return generateElement(ctx, inst, index);
-                             });
+  ctx.clearGenerated();
+  auto generator = [&](const ElementIndex &index) {
+    return generateElement(ctx, inst, index);
+  };
+  bool linear = isLinear(ctx, inst, true);
+  if (!linear && !output.dims.empty() &&
+      output.dims.back() >= int64_t(ctx.vectorLanes(output.dtype)) &&
+      ctx.vectorLanes(output.dtype) > 1 && rowVectorizable(ctx, inst, true))
+    return ctx.emitRowLoop(output, generator);
+  return ctx.emitElementLoop(output, linear, generator);
 }
 
 Error emitElemental(EmitterContext &ctx, const Instruction &instruction) {

@@ -255,7 +255,17 @@ Expected<Value *> EmitterContext::elementOf(const ir::Instruction &value,
   if (ref.tupleIndex >= 0)
     return makeError("codegen: '%{}' element {} has no buffer", target.name(),
                      ref.tupleIndex);
-  return generateElement(*this, target, index);
+  GeneratedKey key{&target, index.lanes, index.linear, index.indices};
+  auto cached = generated_.find(key);
+  if (cached != generated_.end()) {
+    auto *made = llvm::dyn_cast<llvm::Instruction>(cached->second);
+    if (!made || made->getParent() == builder_.GetInsertBlock())
+      return cached->second;
+  }
+  Expected<Value *> element = generateElement(*this, target, index);
+  if (element)
+    generated_[key] = *element;
+  return element;
 }
 
 Expected<Value *> EmitterContext::operandElement(

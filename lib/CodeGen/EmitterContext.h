@@ -33,6 +33,7 @@
 #include <llvm/IR/Module.h>
 
 #include <map>
+#include <tuple>
 #include <vector>
 
 namespace kiln::codegen {
@@ -50,8 +51,10 @@ struct BufferRef {
 
 /// Where an element is: the multi-dimensional index (i64 values, one per
 /// dimension of the shape being produced) and its row-major linear index.
-/// `lanes` > 1 means a vector of consecutive elements starting at `linear`;
-/// then `indices` is empty and only linear-index-preserving generators apply.
+/// `lanes` > 1 means a vector of consecutive elements starting at `linear`.
+/// With `indices` empty only linear-index-preserving generators apply; with
+/// `indices` set, the lanes run along the innermost dimension from
+/// indices.back() (a row run: see rowVectorizable in Emitters.h).
 struct ElementIndex {
   std::vector<llvm::Value *> indices;
   llvm::Value *linear = nullptr;
@@ -185,6 +188,13 @@ public:
   Error emitElementLoop(const BufferRef &output, bool vectorizable,
                         llvm::function_ref<Expected<llvm::Value *>(
                             const ElementIndex &)> generator);
+  /// Like emitElementLoop, vectorized along the innermost dimension only:
+  /// a loop nest over the outer dimensions, then row runs of vector width
+  /// with a scalar tail. For generators that need the multi-dimensional
+  /// index (a bias broadcast over NHWC) but read rows contiguously.
+  Error emitRowLoop(const BufferRef &output,
+                    llvm::function_ref<Expected<llvm::Value *>(
+                        const ElementIndex &)> generator);
 
   // --- Fusion support (used by the fusion emitter) --------------------------
   /// While emitting a fused computation: inner parameter -> the fusion's
@@ -196,10 +206,16 @@ public:
   /// While a kernel applies a fusion's epilogue to accumulators in
   /// registers: elementOf(value) returns `replacement` (a compute value of
   /// the lanes being produced) instead of loading or generating it.
+  /// Forgets the generated values (at the start of every generated loop).
+  void clearGenerated() { generated_.clear(); }
   void setOverride(const ir::Instruction &value, llvm::Value *replacement) {
     overrides_[&value] = replacement;
+    generated_.clear();
   }
-  void clearOverrides() { overrides_.clear(); }
+  void clearOverrides() {
+    overrides_.clear();
+    generated_.clear();
+  }
   /// Kernel functions by structural key, so layers of the same shape and
   /// epilogue share one function; packed weights by constant and layout.
   std::map<std::string, llvm::Function *> &kernelFunctions() {
@@ -241,6 +257,22 @@ private:
   std::map<const ir::Instruction *, const ir::Instruction *> fusionParams_;
   int64_t weightsBytes_ = 0;
   std::map<const ir::Instruction *, llvm::Value *> overrides_;
+  /// Values generated inside a fusion, so a value two fused users read at
+  /// the same index is computed once. Keyed by the instruction and the
+  /// index's IR values; an entry is reused only in the block it was made
+  /// in, where it dominates everything emitted after it.
+  struct GeneratedKey {
+    const ir::Instruction *instruction;
+    unsigned lanes;
+    llvm::Value *linear;
+    std::vector<llvm::Value *> indices;
+    bool operator<(const GeneratedKey &other) const {
+      return std::tie(instruction, lanes, linear, indices) <
+             std::tie(other.instruction, other.lanes, other.linear,
+                      other.indices);
+    }
+  };
+  std::map<GeneratedKey, llvm::Value *> generated_;
   std::map<std::string, llvm::Function *> kernelFunctions_;
   std::map<std::string, llvm::GlobalVariable *> packedWeights_;
   std::vector<KernelRecord> kernelRecords_;

@@ -38,6 +38,13 @@ Expected<llvm::Value *> generateElement(EmitterContext &ctx,
                                         const ElementIndex &index);
 /// Whether generateElement handles `opcode`.
 bool isElementalOpcode(ir::Opcode opcode);
+/// Whether generateElement can produce `instruction`'s elements as row runs
+/// (ElementIndex with indices and lanes > 1): every value it reads, through
+/// the fused expression down to materialized buffers, is then read
+/// contiguously along its own innermost dimension. `top`: `instruction` is
+/// the value being produced (so its own buffer does not count).
+bool rowVectorizable(EmitterContext &ctx, const ir::Instruction &instruction,
+                     bool top = false);
 
 } // namespace kiln::codegen
 

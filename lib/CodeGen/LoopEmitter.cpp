@@ -115,6 +115,32 @@ Error EmitterContext::emitElementLoop(
   }, "t");
 }
 
+Error EmitterContext::emitRowLoop(
+    const BufferRef &output,
+    llvm::function_ref<Expected<Value *>(const ElementIndex &)> generator) {
+  std::vector<int64_t> outer(output.dims.begin(), output.dims.end() - 1);
+  int64_t row = output.dims.back();
+  unsigned lanes = vectorLanes(output.dtype);
+  int64_t vectorEnd = row - row % lanes;
+  return emitLoopNest(outer, [&](llvm::ArrayRef<Value *> prefix) -> Error {
+    auto run = [&](Value *j, unsigned width) -> Error {
+      std::vector<Value *> indices(prefix.begin(), prefix.end());
+      indices.push_back(j);
+      ElementIndex index{indices, linearIndex(indices, output.dims), width};
+      Expected<Value *> value = generator(index);
+      if (!value)
+        return value.takeError();
+      storeElement(output, index.linear, *value);
+      return Error::success();
+    };
+    if (Error e = emitLoop(0, vectorEnd, lanes,
+                           [&](Value *j) { return run(j, lanes); }, "v"))
+      return e;
+    return emitLoop(vectorEnd, row, 1, [&](Value *j) { return run(j, 1); },
+                    "t");
+  });
+}
+
 // --- Storage conversions ----------------------------------------------------
 
 /// Splat-aware integer constant of the same shape as `like`.

@@ -55,9 +55,10 @@ std::vector<int64_t> keptDims(ArrayRef<int64_t> dims,
 }
 
 /// Whether the row path applies: the last dimension is kept (so rows of
-/// the operand map onto contiguous output rows), the operand is in memory,
-/// and partial results are exact in the output's storage (not f16/bf16,
-/// which would round every step, nor pred).
+/// the operand map onto contiguous output rows), the operand is in memory
+/// or fused and generated in row runs (an input fusion), and partial
+/// results are exact in the output's storage (not f16/bf16, which would
+/// round every step, nor pred).
 bool rowReduceApplies(EmitterContext &ctx, const Instruction &instruction,
                       ArrayRef<int64_t> reduced) {
   const ir::Shape &in = instruction.operand(0)->shape();
@@ -67,7 +68,7 @@ bool rowReduceApplies(EmitterContext &ctx, const Instruction &instruction,
   if (reduced.empty() || in.rank() == 0 || in.numElements() == 0 ||
       std::find(reduced.begin(), reduced.end(), in.rank() - 1) != reduced.end())
     return false;
-  return ctx.operandBuffer(instruction, 0).has_value();
+  return rowVectorizable(ctx, *instruction.operand(0));
 }
 
 /// Fills the output with init, then walks the operand row by row and folds
@@ -79,7 +80,7 @@ Error emitRowReduce(EmitterContext &ctx, const Instruction &instruction,
                     ArrayRef<int64_t> reduced, Value *init) {
   const ir::Shape &inShape = instruction.operand(0)->shape();
   DType dtype = inShape.dtype();
-  BufferRef in = *ctx.operandBuffer(instruction, 0);
+  const Instruction &operand = *instruction.operand(0);
   BufferRef out = ctx.outputBuffer(instruction);
   auto &b = ctx.builder();
   if (Error e = emitVectorRow(
@@ -89,21 +90,26 @@ Error emitRowReduce(EmitterContext &ctx, const Instruction &instruction,
             return Error::success();
           }))
     return e;
-  std::vector<int64_t> rowDims(in.dims.begin(), in.dims.end() - 1);
-  int64_t n = in.dims.back();
+  std::vector<int64_t> rowDims(inShape.dims().begin(), inShape.dims().end() - 1);
+  int64_t n = inShape.dims().back();
   return ctx.emitLoopNest(rowDims, [&](ArrayRef<Value *> row) -> Error {
     std::vector<Value *> inIndex(row.begin(), row.end()), outIndex;
     inIndex.push_back(ctx.i64(0));
     for (int64_t d = 0; d < int64_t(inIndex.size()); ++d)
       if (std::find(reduced.begin(), reduced.end(), d) == reduced.end())
         outIndex.push_back(inIndex[size_t(d)]);
-    Value *inBase = ctx.linearIndex(inIndex, in.dims);
+    Value *inBase = ctx.linearIndex(inIndex, inShape.dims());
     Value *outBase = ctx.linearIndex(outIndex, out.dims);
     return emitVectorRow(ctx, dtype, n, [&](Value *j, unsigned lanes) -> Error {
       Value *at = b.CreateAdd(outBase, j);
-      Value *x = ctx.loadElement(in, b.CreateAdd(inBase, j), lanes);
+      inIndex.back() = j;
+      ctx.clearGenerated();
+      Expected<Value *> x = ctx.elementOf(
+          operand, ElementIndex{inIndex, b.CreateAdd(inBase, j), lanes});
+      if (!x)
+        return x.takeError();
       Expected<Value *> next =
-          combine(ctx, instruction, ctx.loadElement(out, at, lanes), x);
+          combine(ctx, instruction, ctx.loadElement(out, at, lanes), *x);
       if (!next)
         return next.takeError();
       ctx.storeElement(out, at, *next);

@@ -250,7 +250,7 @@ Expected<CompileResult> compileModel(const CompileOptions &options) {
   // Optimized before buffer assignment; `kiln run --reference` keeps
   // evaluating the unoptimized import, so e2e tests compare the two.
   Expected<std::unique_ptr<ir::Module>> optimized =
-      optimizedCopy(*imported->module, options.optimize);
+      optimizedCopy(*imported->module, options.optimize, options.fusion);
   if (!optimized)
     return optimized.takeError();
   imported->module = std::move(*optimized);

@@ -6,19 +6,22 @@
 namespace kiln::driver {
 
 Expected<std::unique_ptr<ir::Module>> optimizedCopy(const ir::Module &module,
-                                                    bool optimize) {
+                                                    bool optimize, bool fusion) {
   std::unique_ptr<ir::Module> copy = module.clone();
   if (!optimize)
     return copy;
-  if (Error error = runDefaultPipeline(*copy))
+  PipelineOptions options;
+  options.fusion = fusion;
+  if (Error error = runDefaultPipeline(*copy, options))
     return makeError("internal error while optimizing: {}", error.message());
   return copy;
 }
 
 Expected<import::ImportedModel>
-optimizedCopy(const import::ImportedModel &model, bool optimize) {
+optimizedCopy(const import::ImportedModel &model, bool optimize,
+              bool fusion) {
   Expected<std::unique_ptr<ir::Module>> module =
-      optimizedCopy(*model.module, optimize);
+      optimizedCopy(*model.module, optimize, fusion);
   if (!module)
     return module.takeError();
   import::ImportedModel copy;

@@ -105,7 +105,7 @@ Expected<std::vector<ir::Literal>> execute(const ir::Module &module,
   // The same pipeline and code generator `kiln compile` uses, run
   // in-process (JitRun.cpp).
   Expected<std::unique_ptr<ir::Module>> optimized =
-      optimizedCopy(module, options.optimize);
+      optimizedCopy(module, options.optimize, options.fusion);
   if (!optimized)
     return optimized.takeError();
   return runWithJit(**optimized, args);

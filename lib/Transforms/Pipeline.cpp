@@ -102,20 +102,26 @@ std::unique_ptr<Pass> createDefaultPipelinePass() {
   return std::make_unique<DefaultPipelinePass>();
 }
 
-void buildDefaultPipeline(PassManager &manager) {
+void buildDefaultPipeline(PassManager &manager,
+                          const PipelineOptions &options) {
   // Reject a broken input before any rewrite sees it.
   manager.addPass(createVerifyPass());
   manager.addPass(createSimplificationLoop());
   // After the fixed point: the simplifier's rules match the consumers as
   // separate instructions (and would not look inside a fusion).
-  manager.addPass(createOutputFusionPass());
+  if (options.fusion) {
+    manager.addPass(createOutputFusionPass());
+    // After output fusion, so contractions keep their epilogues; loop and
+    // input fusions then take the element ops and reductions left.
+    manager.addPass(createInstructionFusionPass());
+  }
   // Code generation relies on a verified module; cheap next to codegen.
   manager.addPass(createVerifyPass());
 }
 
-Error runDefaultPipeline(ir::Module &module) {
+Error runDefaultPipeline(ir::Module &module, const PipelineOptions &options) {
   PassManager manager;
-  buildDefaultPipeline(manager);
+  buildDefaultPipeline(manager, options);
   return manager.run(module);
 }
 

@@ -47,6 +47,9 @@ void addCompileCommand(CLI::App &app, Runner &runner) {
   auto noOpt = std::make_shared<bool>(false);
   command->add_flag("--no-opt", *noOpt,
                     "Skip the optimization passes (docs/cli.md: pipeline)");
+  command->add_flag("--no-fusion", [options](int64_t) { options->fusion = false; },
+                    "Skip the fusion passes only (output, loop and input "
+                    "fusions)");
   command->callback([options, emit, noOpt, &runner] {
     options->optimize = !*noOpt;
     runner = [options, emit]() -> Error {

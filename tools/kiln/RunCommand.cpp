@@ -33,6 +33,9 @@ void addRunCommand(CLI::App &app, Runner &runner) {
   command->add_flag("--no-opt", *noOpt,
                     "JIT only: skip the optimization passes (--reference "
                     "never runs them)");
+  command->add_flag("--no-fusion", [options](int64_t) { options->fusion = false; },
+                    "Skip the fusion passes only (output, loop and input "
+                    "fusions)");
   command->callback([options, noOpt, &runner] {
     options->optimize = !*noOpt;
     runner = [options]() -> Error {

@@ -33,6 +33,8 @@ struct CompileOptions {
   /// Run the default optimization pipeline before buffer assignment
   /// (--no-opt turns it off).
   bool optimize = true;
+  /// Its fusion passes (--no-fusion turns them off).
+  bool fusion = true;
 };
 
 struct CompileResult {

@@ -62,6 +62,8 @@ struct RunOptions {
   /// JIT only: run the default optimization pipeline first (--no-opt turns
   /// it off). The reference interpreter always runs the module as imported.
   bool optimize = true;
+  /// JIT only: its fusion passes (--no-fusion turns them off).
+  bool fusion = true;
 };
 
 /// One result written by runModel.

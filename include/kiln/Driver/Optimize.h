@@ -20,13 +20,16 @@ namespace kiln::driver {
 /// A copy of `module`, run through the default pipeline when `optimize`
 /// (--no-opt turns it off). Entry parameters and the root's results keep
 /// their number, order and shapes.
+/// `fusion` false leaves out the fusion passes (--no-fusion).
 Expected<std::unique_ptr<ir::Module>> optimizedCopy(const ir::Module &module,
-                                                    bool optimize = true);
+                                                    bool optimize = true,
+                                                    bool fusion = true);
 
 /// The same for an imported model; the metadata (arg and result names,
 /// variable updates, source summary) is copied unchanged.
 Expected<import::ImportedModel>
-optimizedCopy(const import::ImportedModel &model, bool optimize = true);
+optimizedCopy(const import::ImportedModel &model, bool optimize = true,
+              bool fusion = true);
 
 } // namespace kiln::driver
 

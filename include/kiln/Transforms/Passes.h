@@ -9,15 +9,23 @@ namespace kiln {
 #define KILN_PASS(Name, Factory) std::unique_ptr<Pass> Factory();
 #include "kiln/Transforms/Passes.def"
 
+/// What a user may switch off in the default pipeline.
+struct PipelineOptions {
+  /// output-fusion and fusion (`--no-fusion` clears it).
+  bool fusion = true;
+};
+
 /// Adds kiln's default optimization pipeline to `manager`: verify; then
 /// constant-folding, algebraic-simplifier, cse and dce repeated until a
-/// round changes nothing (at most 8 rounds); output-fusion; verify. Every pass preserves
-/// the module's results exactly (no float reassociation). Also registered
-/// as the pass `default-pipeline`.
-void buildDefaultPipeline(PassManager &manager);
+/// round changes nothing (at most 8 rounds); output-fusion; fusion;
+/// verify. Every pass preserves the module's results exactly (no float
+/// reassociation). Also registered as the pass `default-pipeline`.
+void buildDefaultPipeline(PassManager &manager,
+                          const PipelineOptions &options = {});
 
 /// Runs the default pipeline on `module` in place.
-Error runDefaultPipeline(ir::Module &module);
+Error runDefaultPipeline(ir::Module &module,
+                         const PipelineOptions &options = {});
 
 } // namespace kiln
 
