@@ -70,8 +70,9 @@ static Expected<Value *> generateReshape(EmitterContext &ctx,
                             index.lanes};
   const std::vector<int64_t> &dims = inst.operand(0)->shape().dims();
   // A row run maps onto one operand row (rowVectorizable checked that
-  // output rows nest inside operand rows).
-  if (!index.indices.empty())
+  // output rows nest inside operand rows). A scalar result has no indices
+  // but its operand (all ones) may need them.
+  if (!index.indices.empty() || inst.shape().rank() == 0)
     operandIndex.indices = ctx.delinearize(operandIndex.linear, dims);
   return operandAt(ctx, inst, 0, operandIndex);
 }

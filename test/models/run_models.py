@@ -95,7 +95,9 @@ AARCH64 = [('tfjs', 'liveness'), ('tfjs', 'emotion'), ('tfjs', 'blazeface-front'
            ('onnx', 'scan_reverse'), ('onnx', 'if_runtime')]
 CROSS = ['blazeface-front', 'blazeface-back']
 LOCAL_DIRS = ('fmnist', 'controlflow')  # models checked in beside this script
-SUITES = ['tfjs', 'tfjs-pb', 'tfjs-pb-unfused', 'onnx', 'blazeface-cross', 'fmnist', 'aarch64']
+FUSION_EFFECT = [('tfjs', 'blazeface-back'), ('onnx', 'blazeface-back')]
+SUITES = ['tfjs', 'tfjs-pb', 'tfjs-pb-unfused', 'onnx', 'blazeface-cross', 'fmnist', 'aarch64',
+          'fusion-effect']
 
 
 def norm(name):
@@ -346,6 +348,13 @@ class Harness:
         if suite == 'blazeface-cross':
             return [(n, m, self.bind(self.check_cross, n))
                     for n in CROSS if keep(n) for m in [self.tfjs_model(n)]]
+        if suite == 'fusion-effect':
+            out = []
+            for s, n in FUSION_EFFECT:
+                if keep(f'{s}/{n}'):
+                    m = self.tfjs_model(n) if s == 'tfjs' else self.onnx_model(n)
+                    out.append((f'{s}/{n}', m, self.bind(self.check_fusion_effect, m)))
+            return out
         if suite == 'fmnist':
             return [(n, None, self.bind(self.check_fmnist, n))
                     for n in ('fmnist_mlp', 'fmnist_cnn') if keep(n)]
@@ -402,6 +411,30 @@ class Harness:
         inputs, outputs = ref
         manifest = self.compile(arch, m.path, 'model', work, m.dynamic())
         self.compare(self.execute(arch, 'model', work, manifest, inputs), outputs)
+
+    def check_fusion_effect(self, ref, work, m):
+        """Fusion forms loop/input fusions and shrinks the arena against --no-fusion, and
+        both builds still match the reference runtime."""
+        inputs, outputs = ref
+        counts, arenas = {}, {}
+        for variant, extra in (('fused', []), ('unfused', ['--no-fusion'])):
+            sub = os.path.join(work, variant)
+            os.makedirs(sub)
+            manifest = self.compile('x86_64', m.path, 'model', sub,
+                                    m.dynamic() + ['--emit', 'hlo'] + extra)
+            self.compare(self.execute('x86_64', 'model', sub, manifest, inputs), outputs)
+            with open(os.path.join(sub, 'model.hlo')) as f:
+                entry = f.read().split('\nENTRY ', 1)[1]
+            counts[variant] = len(re.findall(r' fusion\(', entry))
+            arenas[variant] = manifest['arena']['bytes']
+        if not counts['fused'] > counts['unfused']:
+            raise Failure(f'fusions: {counts["fused"]} with fusion, {counts["unfused"]} without')
+        if not arenas['fused'] < arenas['unfused']:
+            raise Failure(f'arena: {arenas["fused"]} bytes with fusion, '
+                          f'{arenas["unfused"]} without')
+        with self.print_lock:
+            print(f'      fusions {counts["unfused"]} -> {counts["fused"]}, arena '
+                  f'{arenas["unfused"]} -> {arenas["fused"]} bytes', flush=True)
 
     def check_cross(self, ref, work, name):
         """kiln(TF.js BlazeFace) == kiln(ONNX BlazeFace) on the same input."""
