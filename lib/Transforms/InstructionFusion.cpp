@@ -21,7 +21,9 @@
 // per window covering it, so it takes cheap producers only, and never
 // duplicates one.
 //
-// A concatenate evaluates every operand for every output element (it
+// A transpose that moves the innermost dimension neither joins nor roots a
+// fusion: it keeps its tiled kernel and leaves the loops around it
+// vectorized. A concatenate evaluates every operand for every output element (it
 // selects among them), so only data movement (reshape, broadcast,
 // transpose, slice, reverse: index arithmetic, no math) is fused through
 // it; arithmetic producers stay outside and are computed once. Scalar
@@ -76,6 +78,18 @@ bool isExpensive(Opcode opcode) {
   }
 }
 
+/// A transpose that changes which dimension is innermost reads its operand
+/// with a stride along every output row. Alone it runs as a tiled
+/// transpose kernel; fused, it would make the whole loop scalar (the
+/// consumers' math included), so it is neither fused nor a fusion root.
+bool movesInnermostDimension(const Instruction *value) {
+  if (value->opcode() != Opcode::Transpose)
+    return false;
+  const std::vector<int64_t> &permutation = value->attrs().dimensions;
+  return !permutation.empty() &&
+         permutation.back() != int64_t(permutation.size()) - 1;
+}
+
 bool isScalarConstant(const Instruction *value) {
   return value->opcode() == Opcode::Constant && !value->shape().isTuple() &&
          value->shape().numElements() == 1;
@@ -84,7 +98,7 @@ bool isScalarConstant(const Instruction *value) {
 /// Values generated per element inside a fusion (array constants and
 /// parameters stay outside as operands).
 bool isFusibleProducer(const Instruction *value) {
-  if (value->shape().isTuple())
+  if (value->shape().isTuple() || movesInnermostDimension(value))
     return false;
   switch (value->opcode()) {
   case Opcode::Parameter:
