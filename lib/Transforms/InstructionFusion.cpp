@@ -17,9 +17,11 @@
 //     for its other users. An expensive P (exp, log, tanh, divide, power,
 //     ...) is never duplicated.
 //
-// A reduce-window whose windows overlap reads each operand element once
-// per window covering it, so it takes cheap producers only, and never
-// duplicates one.
+// A reduce-window, and a reduce over the innermost dimension, accumulate
+// one element at a time, so an expensive producer fused into them would
+// lose the vectors it runs on alone: they take cheap producers only. A
+// reduce-window whose windows overlap reads each operand element once per
+// window covering it, so it never takes a duplicate either.
 //
 // A transpose that moves the innermost dimension neither joins nor roots a
 // fusion: it keeps its tiled kernel and leaves the loops around it
@@ -226,6 +228,7 @@ public:
   Group grow(Instruction *root) {
     Group group(root);
     rereads_ = readsElementsRepeatedly(*root);
+    scalar_ = accumulatesElementwise(*root);
     while (growExclusive(group) || growDuplicates(group)) {
     }
     return group;
@@ -257,12 +260,25 @@ private:
     return false;
   }
 
+  /// Whether `root` reads its operand one element at a time (the reduce
+  /// emitter's row path needs the innermost dimension kept).
+  static bool accumulatesElementwise(const Instruction &root) {
+    if (root.opcode() == Opcode::ReduceWindow)
+      return true;
+    if (root.opcode() != Opcode::Reduce)
+      return false;
+    const std::vector<int64_t> &reduced = root.attrs().dimensions;
+    int64_t innermost = root.operand(0)->shape().rank() - 1;
+    return std::find(reduced.begin(), reduced.end(), innermost) !=
+           reduced.end();
+  }
+
   bool growExclusive(Group &group) {
     bool grew = false;
     forEachCandidate(group, [&](Instruction *operand, bool underConcatenate) {
       if (group.contains(operand) || rootValues_.count(operand) ||
           !group.onlyExclusiveUsers(operand) ||
-          (rereads_ && isExpensive(operand->opcode())))
+          (scalar_ && isExpensive(operand->opcode())))
         return;
       grew |= admit(group, operand, true, underConcatenate);
     });
@@ -298,6 +314,7 @@ private:
   const std::set<const Instruction *> &rootValues_;
   const std::vector<Instruction *> &order_;
   bool rereads_ = false; // the root reads operand elements repeatedly
+  bool scalar_ = false;  // the root reads operand elements one at a time
 };
 
 /// Values the entry returns: the root and, through tuples, its elements.
