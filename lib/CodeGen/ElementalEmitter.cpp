@@ -382,6 +382,50 @@ Error emitElemental(EmitterContext &ctx, const Instruction &instruction) {
   return emitGeneratorLoop(ctx, instruction, ctx.outputBuffer(instruction));
 }
 
+/// Whether a multi-output fusion's outputs can come out of one loop: all
+/// generated per element, with one shape and dtype (so one vector width).
+static bool sharesOneLoop(const std::vector<const Instruction *> &roots) {
+  if (roots.size() < 2)
+    return false;
+  for (const Instruction *root : roots)
+    if (!isElementalOpcode(root->opcode()) ||
+        root->opcode() == Opcode::Parameter || root->shape().isTuple() ||
+        root->shape() != roots[0]->shape())
+      return false;
+  return true;
+}
+
+/// One loop writing every output at each index; values the outputs share
+/// (the producer a multi-output fusion exists for) are generated once per
+/// index through the value cache.
+static Error emitMultiOutputLoop(EmitterContext &ctx, const Instruction &fusion,
+                                 const std::vector<const Instruction *> &roots) {
+  std::vector<BufferRef> outputs;
+  bool linear = true, rows = true;
+  for (size_t i = 0; i < roots.size(); ++i) {
+    outputs.push_back(ctx.outputBuffer(fusion, int64_t(i)));
+    linear = linear && isLinear(ctx, *roots[i], true);
+    rows = rows && rowVectorizable(ctx, *roots[i], true);
+  }
+  ctx.clearGenerated();
+  // The loop stores the first output; the generator stores the others.
+  auto generator = [&](const ElementIndex &index) -> Expected<Value *> {
+    for (size_t i = 1; i < roots.size(); ++i) {
+      Expected<Value *> value = ctx.elementOf(*roots[i], index);
+      if (!value)
+        return value;
+      ctx.storeElement(outputs[i], index.linear, *value);
+    }
+    return ctx.elementOf(*roots[0], index);
+  };
+  const BufferRef &first = outputs[0];
+  unsigned lanes = ctx.vectorLanes(first.dtype);
+  if (!linear && rows && !first.dims.empty() && lanes > 1 &&
+      first.dims.back() >= int64_t(lanes))
+    return ctx.emitRowLoop(first, generator);
+  return ctx.emitElementLoop(first, linear, generator);
+}
+
 /// Materialized fused instructions are emitted in order by their own
 /// emitters; then one loop per elemental root element writes the output.
 Error emitFusion(EmitterContext &ctx, const Instruction &fusion) {
@@ -407,6 +451,12 @@ Error emitFusion(EmitterContext &ctx, const Instruction &fusion) {
     roots.assign(root->operands().begin(), root->operands().end());
   else if (!root->shape().isTuple())
     roots.push_back(root);
+  if (sharesOneLoop(roots)) {
+    if (Error e = emitMultiOutputLoop(ctx, fusion, roots))
+      return e;
+    ctx.unbindFusion(fusion);
+    return Error::success();
+  }
   for (size_t i = 0; i < roots.size(); ++i) {
     const Instruction *element = roots[i];
     if (!isElementalOpcode(element->opcode()) &&

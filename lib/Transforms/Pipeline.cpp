@@ -114,6 +114,8 @@ void buildDefaultPipeline(PassManager &manager,
     // After output fusion, so contractions keep their epilogues; loop and
     // input fusions then take the element ops and reductions left.
     manager.addPass(createInstructionFusionPass());
+    // Expensive values `fusion` would not duplicate, with their consumers.
+    manager.addPass(createMultiOutputFusionPass());
   }
   // Code generation relies on a verified module; cheap next to codegen.
   manager.addPass(createVerifyPass());

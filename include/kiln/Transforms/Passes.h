@@ -11,14 +11,15 @@ namespace kiln {
 
 /// What a user may switch off in the default pipeline.
 struct PipelineOptions {
-  /// output-fusion and fusion (`--no-fusion` clears it).
+  /// output-fusion, fusion and multi-output-fusion (`--no-fusion` clears
+  /// it).
   bool fusion = true;
 };
 
 /// Adds kiln's default optimization pipeline to `manager`: verify; then
 /// constant-folding, algebraic-simplifier, cse and dce repeated until a
 /// round changes nothing (at most 8 rounds); output-fusion; fusion;
-/// verify. Every pass preserves the module's results exactly (no float
+/// multi-output-fusion; verify. Every pass preserves the module's results exactly (no float
 /// reassociation). Also registered as the pass `default-pipeline`.
 void buildDefaultPipeline(PassManager &manager,
                           const PipelineOptions &options = {});
