@@ -5,9 +5,8 @@
 // form the MemoryModel the scheduler (Schedule.h) orders the entry
 // computation by. Each array value gets a live range [definition, last use]
 // in schedule positions; values the caller owns (parameters, results) and
-// constants never enter the arena. Arena values are placed greedily,
-// largest first, at the best-fitting 64-byte aligned gap among the already
-// placed values whose live ranges overlap; ties break on schedule position
+// constants never enter the arena. Arena values are placed by best fit
+// (ArenaPlacement.h) in a few orders, ties breaking on schedule position
 // so the result is deterministic.
 //
 // Argument write-backs (writable variables) are root elements that are not
@@ -17,6 +16,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Analysis/BufferAssignment.h"
+#include "kiln/Analysis/ArenaPlacement.h"
 #include "kiln/Analysis/Schedule.h"
 
 #include <algorithm>
@@ -137,11 +137,6 @@ ValueRef BufferAssignment::resolve(ValueRef value) {
 }
 
 namespace {
-/// One arena candidate.
-struct Interval {
-  ValueRef value;
-  int64_t bytes, start, end, order;
-};
 
 /// Builds everything; kept out of the public class to keep it small.
 class Builder {
@@ -439,47 +434,21 @@ void Builder::assignResults() {
 }
 
 int64_t Builder::placeArena() {
-  std::vector<Interval> intervals;
-  for (size_t i = 0; i < arenaOrder_.size(); ++i) {
-    ValueRef value = arenaOrder_[i];
+  std::vector<ValueRef> values;
+  std::vector<ArenaInterval> intervals;
+  for (ValueRef value : arenaOrder_) {
     const BufferSlice &slice = slices_[value];
     if (slice.kind != BufferKind::Arena)
       continue;
     auto [start, end] = ranges_[value];
-    intervals.push_back({value, slice.bytes, start, end, int64_t(i)});
+    values.push_back(value);
+    intervals.push_back({slice.bytes, start, end});
   }
-  std::stable_sort(intervals.begin(), intervals.end(),
-                   [](const Interval &a, const Interval &b) {
-                     if (a.bytes != b.bytes)
-                       return a.bytes > b.bytes;
-                     return a.order < b.order;
-                   });
-  std::vector<std::pair<const Interval *, int64_t>> placed; // offset
-  int64_t arenaBytes = 0;
-  for (const Interval &interval : intervals) {
-    // Busy byte ranges of live-overlapping placed values, by offset.
-    std::vector<std::pair<int64_t, int64_t>> busy;
-    for (auto &[other, offset] : placed)
-      if (other->start <= interval.end && interval.start <= other->end)
-        busy.push_back({offset, offset + other->bytes});
-    std::sort(busy.begin(), busy.end());
-    int64_t bestOffset = -1, bestGap = INT64_MAX, cursor = 0;
-    for (auto [lo, hi] : busy) {
-      if (lo - cursor >= interval.bytes && lo - cursor < bestGap) {
-        bestGap = lo - cursor;
-        bestOffset = cursor;
-      }
-      cursor = std::max(cursor, alignTo(hi, BufferAssignment::kArenaAlignment));
-    }
-    if (bestOffset < 0)
-      bestOffset = cursor;
-    placed.push_back({&interval, bestOffset});
-    slices_[interval.value].offset = bestOffset;
-    arenaBytes = std::max(
-        arenaBytes, alignTo(bestOffset + interval.bytes,
-                            BufferAssignment::kArenaAlignment));
-  }
-  return arenaBytes;
+  ArenaPlacement placement =
+      placeIntervals(intervals, BufferAssignment::kArenaAlignment);
+  for (size_t i = 0; i < values.size(); ++i)
+    slices_[values[i]].offset = placement.offsets[i];
+  return placement.arenaBytes;
 }
 
 /// A materialized fused root is written straight into the fusion's slice,
