@@ -102,10 +102,10 @@ public:
 
   /// Assigns buffers for the entry computation of `module` in the order the
   /// scheduler chooses to keep few bytes live (Schedule.h). The root
-  /// elements named by
-  /// `writeBacks` become argument write-backs instead of results; results
-  /// are numbered over the remaining root elements, in order. Errors: an
-  /// index out of range, an argument written twice, a shape mismatch.
+  /// elements named by `writeBacks` become argument write-backs instead of
+  /// results; results are numbered over the remaining root elements, in
+  /// order. Errors: an index out of range, an argument written twice, a
+  /// shape mismatch.
   static Expected<BufferAssignment>
   build(const ir::Module &module, const std::vector<ArgWriteBack> &writeBacks = {});
 
