@@ -74,6 +74,8 @@ class Bench:
             row['error'] = 'kiln compile: ' + str(e)[:300]
             return row
         row['arena_bytes'] = manifest['arena']['bytes']
+        # The schedule's lower bound on the arena; manifests before it existed lack it.
+        row['peak_live_bytes'] = manifest['arena'].get('peak_live_bytes')
         row['object_bytes'] = os.path.getsize(os.path.join(wdir, cname + '.o'))
         row['weights_bytes'] = manifest.get('weights_bytes')
         feeds = []

@@ -60,15 +60,26 @@ def machine(res, command):
     return lines
 
 
+def ratio2(x):
+    return '—' if x is None else f'{x:.2f}'
+
+
+def arena_over_peak(row):
+    """Arena bytes over the schedule's peak live bytes (1 = placement loses nothing)."""
+    arena, peak = row.get('arena_bytes'), row.get('peak_live_bytes')
+    return arena / peak if arena is not None and peak else None
+
+
 def models_table(rows):
     out = ['| model | format | kiln ms | reference | reference ms | kiln/ref time | compile s | '
-           'arena bytes | object bytes | iterations | outputs match |',
-           '|---|---|---:|---|---:|---:|---:|---:|---:|---:|---|']
+           'arena bytes | arena / peak live | object bytes | iterations | outputs match |',
+           '|---|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---|']
     for r in rows:
         out.append(f'| {r["model"]}{" (conv)" if r.get("conv_net") else ""} | {r["format"]} | '
                    f'{ms(r.get("kiln_ms"))} | {r["reference"]} | {ms(r.get("ref_ms"))} | '
                    f'{fmt(r.get("ratio"))} | {fmt(r.get("compile_s"), 2)} | '
-                   f'{fmt(r.get("arena_bytes"))} | {fmt(r.get("object_bytes"))} | '
+                   f'{fmt(r.get("arena_bytes"))} | {ratio2(arena_over_peak(r))} | '
+                   f'{fmt(r.get("object_bytes"))} | '
                    f'{fmt(r.get("iters"))} | {match_cell(r)} |')
     return out
 

@@ -117,8 +117,8 @@ std::string generateManifest(const ModelInfo &info) {
                      jsonString(info.triple), jsonString(info.cpu),
                      jsonString(info.features), jsonString(info.tuning));
   out += fmt::format("  \"arena\": {{\n    \"bytes\": {},\n    \"alignment\": "
-                     "{}\n  }},\n",
-                     info.arenaBytes, info.arenaAlignment);
+                     "{},\n    \"peak_live_bytes\": {}\n  }},\n",
+                     info.arenaBytes, info.arenaAlignment, info.peakLiveBytes);
   out += fmt::format("  \"weights_bytes\": {},\n", info.weightsBytes);
   out += fmt::format("  \"args\": {},\n", tensorArray(info.args, true));
   out += fmt::format("  \"results\": {},\n", tensorArray(info.results, false));

@@ -1,12 +1,13 @@
 //===- BufferAssignment.cpp - Args, results, constants and one arena ------===//
 //
-// The schedule is the entry computation's stored (topological) order. Each
-// array value gets a live range [definition, last use] in schedule
-// positions; values the caller owns (parameters, results) and constants
-// never enter the arena. Arena values are placed greedily, largest first,
-// at the best-fitting 64-byte aligned gap among the already placed values
-// whose live ranges overlap; ties break on schedule position so the result
-// is deterministic.
+// Values are classified first (argument, result, constant, arena; fused
+// and scratch values belong to their fusion or dot); the arena values then
+// form the MemoryModel the scheduler (Schedule.h) orders the entry
+// computation by. Each array value gets a live range [definition, last use]
+// in schedule positions; values the caller owns (parameters, results) and
+// constants never enter the arena. Arena values are placed by best fit
+// (ArenaPlacement.h) in a few orders, ties breaking on schedule position
+// so the result is deterministic.
 //
 // Argument write-backs (writable variables) are root elements that are not
 // results: arena values among them stay live past the last instruction, and
@@ -15,6 +16,8 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Analysis/BufferAssignment.h"
+#include "kiln/Analysis/ArenaPlacement.h"
+#include "kiln/Analysis/Schedule.h"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -134,11 +137,6 @@ ValueRef BufferAssignment::resolve(ValueRef value) {
 }
 
 namespace {
-/// One arena candidate.
-struct Interval {
-  ValueRef value;
-  int64_t bytes, start, end, order;
-};
 
 /// Builds everything; kept out of the public class to keep it small.
 class Builder {
@@ -150,21 +148,26 @@ public:
       : entry_(entry), slices_(slices), results_(results),
         writeBacks_(writeBacks), ranges_(ranges), inPlace_(inPlace) {}
 
-  Expected<int64_t> run(std::vector<const Instruction *> &schedule,
-                        const std::vector<ArgWriteBack> &specs);
+  /// Fills `schedule` and the totals.
+  Error run(std::vector<const Instruction *> &schedule,
+            const std::vector<ArgWriteBack> &specs, Totals &totals);
 
 private:
-  Error classify(const Instruction *instruction, int64_t position);
-  void addArenaValue(ValueRef value, int64_t bytes, int64_t position);
+  Error classify(const Instruction *instruction);
+  void addArenaValue(ValueRef value, int64_t bytes, const Instruction *owner);
   void addPackingScratch(const Instruction *dot, const Instruction &rhs,
-                         int64_t position);
+                         const Instruction *owner);
+  MemoryModel memoryModel() const;
+  void setLiveRanges(const std::vector<const Instruction *> &schedule);
   void computeLastUses(const std::vector<const Instruction *> &schedule);
   Error splitRoot(const std::vector<ArgWriteBack> &specs);
   void assignResults();
   void keepWriteBacksLive(int64_t end);
+  bool needsStaging(const WriteBack &writeBack) const;
   int64_t placeStaging(int64_t arenaBytes);
-  Error classifyFusion(const Instruction *fusion, int64_t position);
+  Error classifyFusion(const Instruction *fusion);
   int64_t placeArena();
+  std::pair<int64_t, int64_t> peakLiveBytes(int64_t end) const;
   void aliasFusionRoots();
 
   const ir::Computation &entry_;
@@ -174,12 +177,15 @@ private:
   std::map<ValueRef, std::pair<int64_t, int64_t>> &ranges_;
   std::vector<ValueRef> arenaOrder_; // candidates in discovery order
   std::set<ValueRef> fixedRange_;    // fused values: live only in the fusion
+  /// The entry instruction that makes each candidate live: itself, or the
+  /// fusion or dot it belongs to.
+  std::map<ValueRef, const Instruction *> owner_;
   std::vector<const Instruction *> fusions_;
   std::map<ValueRef, ValueRef> &inPlace_; // contraction -> its fusion
 };
 } // namespace
 
-Error Builder::classify(const Instruction *instruction, int64_t position) {
+Error Builder::classify(const Instruction *instruction) {
   const ir::Shape &shape = instruction->shape();
   switch (instruction->opcode()) {
   case Opcode::Parameter:
@@ -200,44 +206,45 @@ Error Builder::classify(const Instruction *instruction, int64_t position) {
     break;
   }
   if (!shape.isTuple()) {
-    addArenaValue({instruction, -1}, shape.byteSize(), position);
+    addArenaValue({instruction, -1}, shape.byteSize(), instruction);
     if (instruction->opcode() == Opcode::Dot)
-      addPackingScratch(instruction, *instruction->operand(1), position);
+      addPackingScratch(instruction, *instruction->operand(1), instruction);
   } else {
     for (size_t i = 0; i < shape.tupleElements().size(); ++i) {
       const ir::Shape &element = shape.tupleElements()[i];
       if (element.isTuple())
         return makeError("buffer assignment: '{}' has a nested tuple element",
                          instruction->name());
-      addArenaValue({instruction, int64_t(i)}, element.byteSize(), position);
+      addArenaValue({instruction, int64_t(i)}, element.byteSize(), instruction);
     }
   }
   if (instruction->opcode() == Opcode::Fusion)
-    return classifyFusion(instruction, position);
+    return classifyFusion(instruction);
   return Error::success();
 }
 
 /// Packing scratch of a dot: live only while the dot runs, like fused values.
 void Builder::addPackingScratch(const Instruction *dot, const Instruction &rhs,
-                                int64_t position) {
+                                const Instruction *owner) {
   int64_t bytes = packingScratchBytes(*dot, rhs);
   if (bytes == 0)
     return;
   ValueRef scratch{dot, BufferAssignment::kScratchIndex};
-  addArenaValue(scratch, bytes, position);
+  addArenaValue(scratch, bytes, owner);
   fixedRange_.insert(scratch);
 }
 
-void Builder::addArenaValue(ValueRef value, int64_t bytes, int64_t position) {
+void Builder::addArenaValue(ValueRef value, int64_t bytes,
+                            const Instruction *owner) {
   slices_[value] = {BufferKind::Arena, 0, 0, bytes};
-  ranges_[value] = {position, position};
+  owner_[value] = owner;
   arenaOrder_.push_back(value);
 }
 
 /// Fused instructions that cannot be generated element by element get
 /// their own arena bytes, live only at the fusion's position (so they never
 /// share bytes with the fusion's operands or output).
-Error Builder::classifyFusion(const Instruction *fusion, int64_t position) {
+Error Builder::classifyFusion(const Instruction *fusion) {
   const ir::Computation *called = fusion->calledComputation();
   if (!called)
     return makeError("buffer assignment: fusion '{}' has no computation",
@@ -258,7 +265,7 @@ Error Builder::classifyFusion(const Instruction *fusion, int64_t position) {
       const Instruction *rhs = inner->operand(1);
       if (rhs->opcode() == Opcode::Parameter)
         rhs = fusion->operand(size_t(rhs->parameterNumber()));
-      addPackingScratch(inner, *rhs, position);
+      addPackingScratch(inner, *rhs, fusion);
     }
     if (inner == inPlace)
       continue;
@@ -278,11 +285,51 @@ Error Builder::classifyFusion(const Instruction *fusion, int64_t position) {
     for (size_t i = 0; i < count; ++i) {
       ValueRef value{inner, shape.isTuple() ? int64_t(i) : -1};
       const ir::Shape &s = shape.isTuple() ? shape.tupleElements()[i] : shape;
-      addArenaValue(value, s.byteSize(), position);
+      addArenaValue(value, s.byteSize(), fusion);
       fixedRange_.insert(value);
     }
   }
   return Error::success();
+}
+
+/// What the scheduler needs: the values left in the arena once results and
+/// write-backs are known, in whole alignment units as the arena places them.
+MemoryModel Builder::memoryModel() const {
+  MemoryModel model;
+  for (ValueRef value : arenaOrder_) {
+    const BufferSlice &slice = slices_.at(value);
+    if (slice.kind != BufferKind::Arena)
+      continue;
+    int64_t bytes = alignTo(slice.bytes, BufferAssignment::kArenaAlignment);
+    const Instruction *owner = owner_.at(value);
+    if (fixedRange_.count(value))
+      model.transient[owner] += bytes;
+    else
+      model.defined[owner][value] = bytes;
+  }
+  for (const WriteBack &writeBack : writeBacks_) {
+    model.liveOut.insert(writeBack.value);
+    if (needsStaging(writeBack))
+      model.endBytes += alignTo(slices_.at(writeBack.value).bytes,
+                                BufferAssignment::kArenaAlignment);
+  }
+  return model;
+}
+
+/// Every candidate starts at its owner's schedule position; placement then
+/// meets candidates in schedule order, so ties follow the schedule.
+void Builder::setLiveRanges(const std::vector<const Instruction *> &schedule) {
+  std::map<const Instruction *, int64_t> position;
+  for (size_t i = 0; i < schedule.size(); ++i)
+    position[schedule[i]] = int64_t(i);
+  for (ValueRef value : arenaOrder_) {
+    int64_t start = position.at(owner_.at(value));
+    ranges_[value] = {start, start};
+  }
+  std::stable_sort(arenaOrder_.begin(), arenaOrder_.end(),
+                   [&](ValueRef a, ValueRef b) {
+                     return ranges_[a].first < ranges_[b].first;
+                   });
 }
 
 void Builder::computeLastUses(const std::vector<const Instruction *> &schedule) {
@@ -350,15 +397,21 @@ void Builder::keepWriteBacksLive(int64_t end) {
 /// A new value that lives in another written argument must be copied out
 /// before that argument is overwritten: it gets bytes of its own above the
 /// rest of the arena (rare: a swap or an assignment between variables).
+bool Builder::needsStaging(const WriteBack &writeBack) const {
+  if (writeBack.unchanged ||
+      slices_.at(writeBack.value).kind != BufferKind::Arg)
+    return false;
+  for (const WriteBack &other : writeBacks_)
+    if (other.target.instruction == writeBack.value.instruction)
+      return true;
+  return false;
+}
+
 int64_t Builder::placeStaging(int64_t arenaBytes) {
-  std::set<const Instruction *> targets;
-  for (const WriteBack &writeBack : writeBacks_)
-    targets.insert(writeBack.target.instruction);
   for (WriteBack &writeBack : writeBacks_) {
-    const BufferSlice &source = slices_[writeBack.value];
-    if (writeBack.unchanged || source.kind != BufferKind::Arg ||
-        !targets.count(writeBack.value.instruction))
+    if (!needsStaging(writeBack))
       continue;
+    const BufferSlice &source = slices_[writeBack.value];
     writeBack.staging = BufferSlice{BufferKind::Arena, 0, arenaBytes,
                                     source.bytes};
     arenaBytes = alignTo(arenaBytes + source.bytes,
@@ -381,47 +434,21 @@ void Builder::assignResults() {
 }
 
 int64_t Builder::placeArena() {
-  std::vector<Interval> intervals;
-  for (size_t i = 0; i < arenaOrder_.size(); ++i) {
-    ValueRef value = arenaOrder_[i];
+  std::vector<ValueRef> values;
+  std::vector<ArenaInterval> intervals;
+  for (ValueRef value : arenaOrder_) {
     const BufferSlice &slice = slices_[value];
     if (slice.kind != BufferKind::Arena)
       continue;
     auto [start, end] = ranges_[value];
-    intervals.push_back({value, slice.bytes, start, end, int64_t(i)});
+    values.push_back(value);
+    intervals.push_back({slice.bytes, start, end});
   }
-  std::stable_sort(intervals.begin(), intervals.end(),
-                   [](const Interval &a, const Interval &b) {
-                     if (a.bytes != b.bytes)
-                       return a.bytes > b.bytes;
-                     return a.order < b.order;
-                   });
-  std::vector<std::pair<const Interval *, int64_t>> placed; // offset
-  int64_t arenaBytes = 0;
-  for (const Interval &interval : intervals) {
-    // Busy byte ranges of live-overlapping placed values, by offset.
-    std::vector<std::pair<int64_t, int64_t>> busy;
-    for (auto &[other, offset] : placed)
-      if (other->start <= interval.end && interval.start <= other->end)
-        busy.push_back({offset, offset + other->bytes});
-    std::sort(busy.begin(), busy.end());
-    int64_t bestOffset = -1, bestGap = INT64_MAX, cursor = 0;
-    for (auto [lo, hi] : busy) {
-      if (lo - cursor >= interval.bytes && lo - cursor < bestGap) {
-        bestGap = lo - cursor;
-        bestOffset = cursor;
-      }
-      cursor = std::max(cursor, alignTo(hi, BufferAssignment::kArenaAlignment));
-    }
-    if (bestOffset < 0)
-      bestOffset = cursor;
-    placed.push_back({&interval, bestOffset});
-    slices_[interval.value].offset = bestOffset;
-    arenaBytes = std::max(
-        arenaBytes, alignTo(bestOffset + interval.bytes,
-                            BufferAssignment::kArenaAlignment));
-  }
-  return arenaBytes;
+  ArenaPlacement placement =
+      placeIntervals(intervals, BufferAssignment::kArenaAlignment);
+  for (size_t i = 0; i < values.size(); ++i)
+    slices_[values[i]].offset = placement.offsets[i];
+  return placement.arenaBytes;
 }
 
 /// A materialized fused root is written straight into the fusion's slice,
@@ -450,22 +477,56 @@ void Builder::aliasFusionRoots() {
   }
 }
 
-Expected<int64_t> Builder::run(std::vector<const Instruction *> &schedule,
-                               const std::vector<ArgWriteBack> &specs) {
+/// The lower bound of any placement: the most bytes (as the arena rounds
+/// them) of arena values live at one schedule position, write-back staging
+/// included at `end`, the position after the last instruction; and the
+/// first position where they are live.
+std::pair<int64_t, int64_t> Builder::peakLiveBytes(int64_t end) const {
+  std::map<int64_t, int64_t> delta; // position -> change of live bytes
+  auto add = [&](int64_t first, int64_t last, int64_t bytes) {
+    delta[first] += bytes;
+    delta[last + 1] -= bytes;
+  };
+  for (ValueRef value : arenaOrder_) {
+    const BufferSlice &slice = slices_.at(value);
+    if (slice.kind != BufferKind::Arena)
+      continue;
+    auto [first, last] = ranges_.at(value);
+    add(first, last, alignTo(slice.bytes, BufferAssignment::kArenaAlignment));
+  }
+  for (const WriteBack &writeBack : writeBacks_)
+    if (writeBack.staging)
+      add(end, end,
+          alignTo(writeBack.staging->bytes, BufferAssignment::kArenaAlignment));
+  int64_t live = 0, peak = 0, peakPosition = 0;
+  for (const auto &[position, change] : delta)
+    if ((live += change) > peak)
+      std::tie(peak, peakPosition) = std::pair(live, position);
+  return {peak, peakPosition};
+}
+
+Error Builder::run(std::vector<const Instruction *> &schedule,
+                   const std::vector<ArgWriteBack> &specs, Totals &totals) {
   for (const Instruction *instruction : entry_.instructions())
-    schedule.push_back(instruction);
-  for (size_t position = 0; position < schedule.size(); ++position)
-    if (Error e = classify(schedule[position], int64_t(position)))
+    if (Error e = classify(instruction))
       return e;
-  computeLastUses(schedule);
   if (Error e = splitRoot(specs))
     return e;
   // Results stay live to the end (they are not in the arena anyway).
   assignResults();
-  keepWriteBacksLive(int64_t(schedule.size()));
-  int64_t bytes = placeStaging(placeArena());
+  Schedule chosen = scheduleForMemory(entry_, memoryModel());
+  schedule = std::move(chosen.order);
+  totals.strategy = chosen.strategy;
+  setLiveRanges(schedule);
+  computeLastUses(schedule);
+  int64_t end = int64_t(schedule.size());
+  keepWriteBacksLive(end);
+  totals.arenaBytes = placeStaging(placeArena());
   aliasFusionRoots();
-  return bytes;
+  std::tie(totals.peakLiveBytes, totals.peakPosition) = peakLiveBytes(end);
+  assert(totals.peakLiveBytes == chosen.peakLiveBytes &&
+         "the scheduler and buffer assignment disagree on live bytes");
+  return Error::success();
 }
 
 Expected<BufferAssignment>
@@ -478,10 +539,8 @@ BufferAssignment::build(const ir::Module &module,
   BufferAssignment result;
   Builder builder(*entry, result.slices_, result.results_, result.writeBacks_,
                   result.liveRanges_, result.inPlace_);
-  Expected<int64_t> bytes = builder.run(result.schedule_, writeBacks);
-  if (!bytes)
-    return bytes.takeError();
-  result.arenaBytes_ = *bytes;
+  if (Error e = builder.run(result.schedule_, writeBacks, result.totals_))
+    return e;
   return result;
 }
 
@@ -520,12 +579,10 @@ static std::string valueName(ValueRef value) {
   return fmt::format("%{}{{{}}}", value.instruction->name(), value.tupleIndex);
 }
 
-std::string BufferAssignment::toString() const {
-  std::string out = fmt::format("arena: {} bytes, alignment {}\n", arenaBytes_,
-                                kArenaAlignment);
-  // Entry values in schedule order, then fused values by their fusion's
-  // schedule position and their order in its computation (never by
-  // address, so the text is deterministic); tuple elements by index.
+/// Entry values in schedule order, then fused values by their fusion's
+/// schedule position and their order in its computation (never by address,
+/// so the text is deterministic); tuple elements by index.
+std::vector<ValueRef> BufferAssignment::printOrder() const {
   using Key = std::tuple<int64_t, int64_t, int64_t, int64_t>;
   std::vector<std::pair<Key, ValueRef>> order;
   std::map<const ir::Instruction *, int64_t> position;
@@ -547,11 +604,34 @@ std::string BufferAssignment::toString() const {
       key = {fusedKey, f->second.first, f->second.second, value.tupleIndex};
     order.push_back({key, value});
   }
-  std::stable_sort(order.begin(), order.end(),
-                   [](const auto &a, const auto &b) { return a.first < b.first; });
-  for (const auto &[key, value] : order) {
-    const BufferSlice &s = slices_.at(value);
-    auto inPlace = inPlace_.find(value);
+  std::stable_sort(
+      order.begin(), order.end(),
+      [](const auto &a, const auto &b) { return a.first < b.first; });
+  std::vector<ValueRef> values;
+  for (const auto &entry : order)
+    values.push_back(entry.second);
+  return values;
+}
+
+std::vector<ValueRef> BufferAssignment::arenaValues() const {
+  std::vector<ValueRef> values;
+  for (ValueRef value : printOrder())
+    if (slices_.at(value).kind == BufferKind::Arena && !inPlace_.count(value))
+      values.push_back(value);
+  std::stable_sort(values.begin(), values.end(), [&](ValueRef a, ValueRef b) {
+    return liveRange(a).first < liveRange(b).first;
+  });
+  return values;
+}
+
+std::string BufferAssignment::toString() const {
+  std::string out = fmt::format("arena: {} bytes, alignment {}\n",
+                                arenaBytes(), kArenaAlignment);
+  out += fmt::format("peak live: {} bytes at position {} ({} schedule)\n",
+                     peakLiveBytes(), peakPosition(),
+                     scheduleStrategyName(scheduleStrategy()));
+  for (ValueRef value : printOrder()) {
+    const BufferSlice &s = slices_.at(value);     auto inPlace = inPlace_.find(value);
     if (inPlace != inPlace_.end()) {
       out += fmt::format("{}: in place in {}\n", valueName(value),
                          valueName(inPlace->second));

@@ -1,5 +1,6 @@
 //===- Compile.cpp - `kiln compile`: model -> PREFIX.o, .h, .json --------===//
 #include "kiln/Driver/Compile.h"
+#include "Report.h"
 
 #include "kiln/Analysis/BufferAssignment.h"
 #include "kiln/CodeGen/CodeGen.h"
@@ -20,12 +21,15 @@ namespace kiln::driver {
 
 namespace {
 
-/// The --emit kinds beyond the always-written .o/.h/.json: name, suffix.
+/// The --emit kinds beyond the always-written .o/.h/.json: name, suffixes
+/// of the files written (the second may be empty).
 struct EmitKind {
-  std::string_view name, suffix;
+  std::string_view name, suffix, secondSuffix;
 };
-constexpr EmitKind kEmitKinds[] = {
-    {"llvm", ".ll"}, {"asm", ".s"}, {"hlo", ".hlo"}};
+constexpr EmitKind kEmitKinds[] = {{"llvm", ".ll", ""},
+                                   {"asm", ".s", ""},
+                                   {"hlo", ".hlo", ""},
+                                   {"report", ".report.txt", ".report.json"}};
 
 Error checkEmitKinds(const std::vector<std::string> &kinds) {
   for (const std::string &kind : kinds) {
@@ -33,8 +37,9 @@ Error checkEmitKinds(const std::vector<std::string> &kinds) {
     for (const EmitKind &row : kEmitKinds)
       known |= row.name == kind;
     if (!known)
-      return makeError("unknown --emit kind '{}'; valid kinds: llvm, asm, hlo",
-                       kind);
+      return makeError(
+          "unknown --emit kind '{}'; valid kinds: llvm, asm, hlo, report",
+          kind);
   }
   return Error::success();
 }
@@ -121,6 +126,7 @@ Error generateCode(const import::ImportedModel &model,
 
   info.arenaBytes = buffers->arenaBytes();
   info.arenaAlignment = analysis::BufferAssignment::kArenaAlignment;
+  info.peakLiveBytes = buffers->peakLiveBytes();
   info.weightsBytes = generated->weightsBytes;
   info.requiredSymbols = generated->requiredSymbols;
   info.tuning = generated->targetDescription;
@@ -129,6 +135,11 @@ Error generateCode(const import::ImportedModel &model,
                             record.m, record.n, record.k, record.mr, record.nr,
                             record.kc, record.mc, record.packedWeights,
                             record.epilogue});
+  if (wants(options.emit, "report")) {
+    CompileReport report = buildCompileReport(info, *buffers);
+    files.add(prefix + ".report.txt", report.toText());
+    files.add(prefix + ".report.json", report.toJson());
+  }
 
   if (wants(options.emit, "llvm")) {
     auto text =
@@ -279,8 +290,11 @@ Expected<CompileResult> compileImported(const import::ImportedModel &imported,
   for (const char *suffix : {".o", ".h", ".json"})
     result.files.push_back(prefix + suffix);
   for (const EmitKind &kind : kEmitKinds)
-    if (wants(options.emit, kind.name))
+    if (wants(options.emit, kind.name)) {
       result.files.push_back(prefix + std::string(kind.suffix));
+      if (!kind.secondSuffix.empty())
+        result.files.push_back(prefix + std::string(kind.secondSuffix));
+    }
   if (Error error = checkNoDirectories(result.files))
     return error;
   result.warnings = resolved->warnings;

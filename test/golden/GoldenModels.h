@@ -33,6 +33,7 @@ inline aot::ModelInfo detector() {
   info.cpu = "cortex-a72";
   info.features = "+neon";
   info.arenaBytes = 12288;
+  info.peakLiveBytes = 11264;
   info.weightsBytes = 31400;
   info.args = {
       {"image", aot::ArgKind::Feed, true, ir::DType::F32, {1, 4, 4, 3}, 192},

@@ -172,7 +172,10 @@ ENTRY main {
   ROOT b = f32[10] negate(a)
 })");
   BufferAssignment buffers = assign(*module);
+  // a (40 bytes, one 64-byte unit) is the only arena value, live at 1 and 2.
   CHECK(buffers.toString() == "arena: 64 bytes, alignment 64\n"
+                              "peak live: 64 bytes at position 1 (stored "
+                              "schedule)\n"
                               "%x: arg 0 (40 bytes)\n"
                               "%a: arena [0, 40) live [1, 2]\n"
                               "%b: result 0 (40 bytes) live [2, 2]\n");

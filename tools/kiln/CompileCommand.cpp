@@ -40,7 +40,8 @@ void addCompileCommand(CLI::App &app, Runner &runner) {
                       "(default: the model's stem in the current directory)");
   command->add_option("--emit", *emit,
                       "Extra outputs, comma-separated: llvm (PREFIX.ll), asm "
-                      "(PREFIX.s), hlo (PREFIX.hlo)");
+                      "(PREFIX.s), hlo (PREFIX.hlo), report "
+                      "(PREFIX.report.txt and PREFIX.report.json)");
   command->add_flag("--fast-math", options->fastMath,
                     "Allow floating-point reassociation and contraction "
                     "(default: IEEE-faithful)");

@@ -41,6 +41,9 @@ struct ModelInfo {
   std::string triple, cpu, features;
   int64_t arenaBytes = 0;
   int64_t arenaAlignment = 64;
+  /// The schedule's lower bound on arenaBytes: the most arena bytes live at
+  /// once (BufferAssignment::peakLiveBytes).
+  int64_t peakLiveBytes = 0;
   int64_t weightsBytes = 0;
   std::vector<TensorInfo> args;    // feeds, then variables
   std::vector<TensorInfo> results; // fetches (variables update args in place)

@@ -18,6 +18,7 @@
 #define KILN_ANALYSIS_BUFFERASSIGNMENT_H
 
 #include "kiln/Analysis/Liveness.h"
+#include "kiln/Analysis/Schedule.h"
 #include "kiln/IR/Module.h"
 #include "kiln/Support/Error.h"
 
@@ -82,15 +83,29 @@ struct WriteBack {
   bool unchanged = false;
 };
 
+/// The sizes buffer assignment arrives at.
+struct Totals {
+  int64_t arenaBytes = 0;
+  /// The schedule's lower bound on the arena: the most arena bytes (each
+  /// value rounded up to the arena alignment) live at one position.
+  int64_t peakLiveBytes = 0;
+  /// The first schedule position where peakLiveBytes are live
+  /// (schedule().size() for write-back staging after the last instruction).
+  int64_t peakPosition = 0;
+  /// The scheduler's candidate that won.
+  ScheduleStrategy strategy = ScheduleStrategy::Stored;
+};
+
 class BufferAssignment {
 public:
   static constexpr int64_t kArenaAlignment = 64;
 
-  /// Assigns buffers for the entry computation of `module` in the order of
-  /// its instructions (the schedule). The root elements named by
-  /// `writeBacks` become argument write-backs instead of results; results
-  /// are numbered over the remaining root elements, in order. Errors: an
-  /// index out of range, an argument written twice, a shape mismatch.
+  /// Assigns buffers for the entry computation of `module` in the order the
+  /// scheduler chooses to keep few bytes live (Schedule.h). The root
+  /// elements named by `writeBacks` become argument write-backs instead of
+  /// results; results are numbered over the remaining root elements, in
+  /// order. Errors: an index out of range, an argument written twice, a
+  /// shape mismatch.
   static Expected<BufferAssignment>
   build(const ir::Module &module, const std::vector<ArgWriteBack> &writeBacks = {});
 
@@ -119,7 +134,13 @@ public:
   ValueRef resultValue(int64_t i) const { return results_[size_t(i)]; }
   int64_t resultCount() const { return int64_t(results_.size()); }
 
-  int64_t arenaBytes() const { return arenaBytes_; }
+  int64_t arenaBytes() const { return totals_.arenaBytes; }
+  /// The arena's lower bound for this schedule (Totals::peakLiveBytes).
+  int64_t peakLiveBytes() const { return totals_.peakLiveBytes; }
+  int64_t peakPosition() const { return totals_.peakPosition; }
+  ScheduleStrategy scheduleStrategy() const { return totals_.strategy; }
+  /// Arena values (not staging), by live range start, then as printed.
+  std::vector<ValueRef> arenaValues() const;
   const std::vector<const ir::Instruction *> &schedule() const {
     return schedule_;
   }
@@ -132,11 +153,15 @@ public:
   /// Argument write-backs, in the order given to build().
   const std::vector<WriteBack> &writeBacks() const { return writeBacks_; }
 
-  /// One line per value: "%name: arena [offset, offset+bytes) live [a, b]";
+  /// "arena: ..." and "peak live: ..." lines, then one line per value:
+  /// "%name: arena [offset, offset+bytes) live [a, b]";
   /// an output-fusion contraction: "%name: in place in %fusion".
   std::string toString() const;
 
 private:
+  /// Every value with a slice, in the order toString prints them.
+  std::vector<ValueRef> printOrder() const;
+
   std::map<ValueRef, BufferSlice> slices_;
   std::vector<ValueRef> results_;
   std::vector<WriteBack> writeBacks_;
@@ -144,7 +169,7 @@ private:
   std::map<ValueRef, std::pair<int64_t, int64_t>> liveRanges_;
   /// Output-fusion contractions -> the fusion whose output they share.
   std::map<ValueRef, ValueRef> inPlace_;
-  int64_t arenaBytes_ = 0;
+  Totals totals_;
 };
 
 } // namespace kiln::analysis
