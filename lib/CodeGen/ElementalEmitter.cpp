@@ -20,11 +20,6 @@ using ir::Instruction;
 using ir::Opcode;
 using llvm::Value;
 
-bool isElementalOpcode(Opcode opcode) {
-  return analysis::isElementalInFusion(opcode) &&
-         opcode != Opcode::Tuple && opcode != Opcode::Parameter;
-}
-
 /// Element of operand `i` at `index` (an index into the operand's shape).
 static Expected<Value *> operandAt(EmitterContext &ctx, const Instruction &inst,
                                    size_t i, ElementIndex index) {
@@ -298,8 +293,7 @@ Error emitFusion(EmitterContext &ctx, const Instruction &fusion) {
   const ir::Computation *called = fusion.calledComputation();
   ctx.bindFusion(fusion);
   for (const Instruction *inner : called->instructions()) {
-    if (isElementalOpcode(inner->opcode()) ||
-        inner->opcode() == Opcode::Parameter || inner->opcode() == Opcode::Tuple)
+    if (ir::isElementalInFusion(inner->opcode()))
       continue;
     if (Error e = emitInstruction(ctx, *inner))
       return e;
@@ -312,8 +306,8 @@ Error emitFusion(EmitterContext &ctx, const Instruction &fusion) {
     roots.push_back(root);
   for (size_t i = 0; i < roots.size(); ++i) {
     const Instruction *element = roots[i];
-    if (!isElementalOpcode(element->opcode()) &&
-        element->opcode() != Opcode::Parameter)
+    if (!ir::isElementalInFusion(element->opcode()) ||
+        element->opcode() == Opcode::Tuple)
       continue; // written in place by its own emitter
     int64_t tupleIndex = root->opcode() == Opcode::Tuple ? int64_t(i) : -1;
     if (Error e = emitGeneratorLoop(ctx, *element,
