@@ -29,28 +29,6 @@ namespace kiln::analysis {
 using ir::Instruction;
 using ir::Opcode;
 
-bool isElementalInFusion(Opcode opcode) {
-  if (ir::isElementwise(opcode))
-    return true;
-  switch (opcode) {
-  case Opcode::Parameter:
-  case Opcode::Constant:
-  case Opcode::Iota:
-  case Opcode::Broadcast:
-  case Opcode::Reshape:
-  case Opcode::Transpose:
-  case Opcode::Slice:
-  case Opcode::Concatenate:
-  case Opcode::Pad:
-  case Opcode::Reverse:
-  case Opcode::Tuple:
-  case Opcode::GetTupleElement:
-    return true;
-  default:
-    return false;
-  }
-}
-
 const Instruction *outputFusionContraction(const Instruction &fusion) {
   const ir::Computation *called = fusion.calledComputation();
   if (fusion.opcode() != Opcode::Fusion || !called ||
@@ -62,7 +40,7 @@ const Instruction *outputFusionContraction(const Instruction &fusion) {
     return nullptr;
   const Instruction *contraction = nullptr;
   for (const Instruction *inner : called->instructions()) {
-    if (isElementalInFusion(inner->opcode()))
+    if (ir::isElementalInFusion(inner->opcode()))
       continue;
     if (contraction)
       return nullptr; // a second materialized instruction
@@ -274,7 +252,7 @@ Error Builder::classifyFusion(const Instruction *fusion) {
                               inner->shape().byteSize()};
       continue;
     }
-    if (isElementalInFusion(inner->opcode()) ||
+    if (ir::isElementalInFusion(inner->opcode()) ||
         std::find(roots.begin(), roots.end(), inner) != roots.end())
       continue;
     if (inner->opcode() == Opcode::Fusion)
@@ -461,12 +439,12 @@ void Builder::aliasFusionRoots() {
     if (root->opcode() == Opcode::Tuple) {
       for (size_t i = 0; i < root->operandCount(); ++i) {
         const Instruction *op = root->operand(i);
-        if (!isElementalInFusion(op->opcode()) && !op->shape().isTuple())
+        if (!ir::isElementalInFusion(op->opcode()) && !op->shape().isTuple())
           slices_[{op, -1}] = slices_[{fusion, int64_t(i)}];
       }
       continue;
     }
-    if (isElementalInFusion(root->opcode()))
+    if (ir::isElementalInFusion(root->opcode()))
       continue;
     const ir::Shape &shape = root->shape();
     size_t count = shape.isTuple() ? shape.tupleElements().size() : 1;

@@ -2,7 +2,7 @@
 //
 // emitModule creates `int NAME_run(const void* const* args,
 // void* const* results, void* arena)`, emits every scheduled instruction of
-// the entry computation inline through the Emitters.def table, copies the
+// the entry computation inline through lookupEmitter, copies the
 // results that do not already live in their result buffer, writes the new
 // values of writable variables into their argument buffers (last, so no
 // instruction reads a half-updated variable), and returns 0.
@@ -33,6 +33,11 @@ constexpr EmitterRow kEmitterTable[] = {
 } // namespace
 
 OpEmitter lookupEmitter(ir::Opcode opcode) {
+  // The generated rows: every opcode Opcodes.def marks as computed element
+  // by element.
+  if (ir::isKnownOpcode(opcode) &&
+      ir::inFusion(opcode) == ir::InFusion::Generated)
+    return &emitElemental;
   for (const EmitterRow &row : kEmitterTable)
     if (row.opcode == opcode)
       return row.emitter;

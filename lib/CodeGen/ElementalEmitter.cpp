@@ -20,11 +20,6 @@ using ir::Instruction;
 using ir::Opcode;
 using llvm::Value;
 
-bool isElementalOpcode(Opcode opcode) {
-  return analysis::isElementalInFusion(opcode) &&
-         opcode != Opcode::Tuple && opcode != Opcode::Parameter;
-}
-
 /// Element of operand `i` at `index` (an index into the operand's shape).
 static Expected<Value *> operandAt(EmitterContext &ctx, const Instruction &inst,
                                    size_t i, ElementIndex index) {
@@ -388,8 +383,8 @@ static bool sharesOneLoop(const std::vector<const Instruction *> &roots) {
   if (roots.size() < 2)
     return false;
   for (const Instruction *root : roots)
-    if (!isElementalOpcode(root->opcode()) ||
-        root->opcode() == Opcode::Parameter || root->shape().isTuple() ||
+    if (ir::inFusion(root->opcode()) != ir::InFusion::Generated ||
+        root->shape().isTuple() ||
         root->shape() != roots[0]->shape())
       return false;
   return true;
@@ -439,8 +434,7 @@ Error emitFusion(EmitterContext &ctx, const Instruction &fusion) {
   const ir::Computation *called = fusion.calledComputation();
   ctx.bindFusion(fusion);
   for (const Instruction *inner : called->instructions()) {
-    if (isElementalOpcode(inner->opcode()) ||
-        inner->opcode() == Opcode::Parameter || inner->opcode() == Opcode::Tuple)
+    if (ir::isElementalInFusion(inner->opcode()))
       continue;
     if (Error e = emitInstruction(ctx, *inner))
       return e;
@@ -459,8 +453,8 @@ Error emitFusion(EmitterContext &ctx, const Instruction &fusion) {
   }
   for (size_t i = 0; i < roots.size(); ++i) {
     const Instruction *element = roots[i];
-    if (!isElementalOpcode(element->opcode()) &&
-        element->opcode() != Opcode::Parameter)
+    if (!ir::isElementalInFusion(element->opcode()) ||
+        element->opcode() == Opcode::Tuple)
       continue; // written in place by its own emitter
     int64_t tupleIndex = root->opcode() == Opcode::Tuple ? int64_t(i) : -1;
     if (Error e = emitGeneratorLoop(ctx, *element,

@@ -2,8 +2,8 @@
 //
 // Internal interface of lib/CodeGen. emitModule() builds one EmitterContext
 // for the entry function and emits the scheduled instructions one by one,
-// dispatching each opcode through the table in Emitters.def to an
-// `OpEmitter`. An emitter reads its operands and writes its result through
+// dispatching each opcode to an `OpEmitter` (lookupEmitter: emitElemental
+// for the opcodes Opcodes.def marks Generated, else the Emitters.def row). An emitter reads its operands and writes its result through
 // the context only, so the same emitter works at the top level (operands
 // live in buffers) and inside a fusion (operands may be computed on the fly
 // from the fused computation).
@@ -280,7 +280,8 @@ private:
 };
 
 /// One emitter per opcode: emits code computing `instruction` into
-/// ctx.outputBuffer(instruction). Rows live in Emitters.def.
+/// ctx.outputBuffer(instruction). Rows live in Emitters.def, except the
+/// generated ones (emitElemental for every InFusion Generated opcode).
 using OpEmitter = Error (*)(EmitterContext &ctx,
                             const ir::Instruction &instruction);
 

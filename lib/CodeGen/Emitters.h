@@ -17,6 +17,11 @@ namespace kiln::codegen {
 #include "Emitters.def"
 // Rows may share a function; redeclaring is harmless.
 
+/// The emitter of every opcode whose InFusion column in Opcodes.def is
+/// Generated (elementwise ops, iota, index-only data movement): one loop
+/// over the output calling generateElement, vectorized when it can be.
+Error emitElemental(EmitterContext &ctx, const ir::Instruction &instruction);
+
 /// Applies elementwise opcode `opcode` (not compare/convert, which need more
 /// than the operand dtype) to compute values `operands` of dtype `dtype`.
 /// Works for scalars and vectors. Returns nullptr when the opcode/dtype pair
@@ -30,14 +35,13 @@ llvm::Value *emitCompare(EmitterContext &ctx, ir::ComparisonDirection direction,
 /// `convert` from compute values of `from` to compute values of `to`.
 llvm::Value *emitConvert(EmitterContext &ctx, ir::DType from, ir::DType to,
                          llvm::Value *value);
-/// The element of an elemental opcode (elementwise, iota, broadcast,
-/// reshape, transpose, slice, concatenate, pad, reverse) at `index`, reading
-/// operands through ctx.elementOf. Errors for other opcodes.
+/// The element of an elemental opcode (InFusion Generated: elementwise,
+/// iota, broadcast, reshape, transpose, slice, concatenate, pad, reverse; or
+/// Read: constant, parameter, get-tuple-element, through ctx.elementOf) at
+/// `index`, reading operands through ctx.elementOf. Errors for other opcodes.
 Expected<llvm::Value *> generateElement(EmitterContext &ctx,
                                         const ir::Instruction &instruction,
                                         const ElementIndex &index);
-/// Whether generateElement handles `opcode`.
-bool isElementalOpcode(ir::Opcode opcode);
 /// Whether generateElement can produce `instruction`'s elements as row runs
 /// (ElementIndex with indices and lanes > 1): every value it reads, through
 /// the fused expression down to materialized buffers, is then read

@@ -2,6 +2,7 @@
 #include "kiln/Driver/Inspect.h"
 
 #include "kiln/Analysis/BufferAssignment.h"
+#include "kiln/Analysis/CostAnalysis.h"
 #include "kiln/Driver/Driver.h"
 #include "kiln/Driver/Optimize.h"
 #include "kiln/Import/TensorFlow.h"
@@ -17,56 +18,6 @@ namespace kiln::driver {
 namespace {
 using ir::Instruction;
 using ir::Opcode;
-
-// --- FLOPs ----------------------------------------------------------------
-
-int64_t product(const std::vector<int64_t> &dims, const ir::Shape &shape) {
-  int64_t result = 1;
-  for (int64_t dim : dims)
-    result *= shape.dim(size_t(dim));
-  return result;
-}
-
-int64_t computationFlops(const ir::Computation &computation);
-
-int64_t instructionFlops(const Instruction &instruction) {
-  const ir::Shape &shape = instruction.shape();
-  switch (instruction.opcode()) {
-  case Opcode::Dot: // one multiply and one add per contracted pair
-    return 2 * shape.numElements() *
-           product(instruction.attrs().dot.lhsContracting,
-                   instruction.operand(0)->shape());
-  case Opcode::Convolution: {
-    const ir::ConvolutionDimensionNumbers &conv = instruction.attrs().conv;
-    const ir::Shape &kernel = instruction.operand(1)->shape();
-    return 2 * shape.numElements() * product(conv.kernelSpatial, kernel) *
-           kernel.dim(size_t(conv.kernelInputFeature));
-  }
-  case Opcode::Reduce:
-  case Opcode::ArgMax:
-  case Opcode::ArgMin:
-    return instruction.operand(0)->shape().numElements();
-  case Opcode::ReduceWindow: {
-    int64_t taps = 1;
-    for (const ir::WindowDim &dim : instruction.attrs().window)
-      taps *= dim.size;
-    return shape.numElements() * taps;
-  }
-  case Opcode::Fusion:
-    return computationFlops(*instruction.calledComputation());
-  case Opcode::Copy:
-    return 0;
-  default:
-    return ir::isElementwise(instruction.opcode()) ? shape.numElements() : 0;
-  }
-}
-
-int64_t computationFlops(const ir::Computation &computation) {
-  int64_t flops = 0;
-  for (const Instruction *instruction : computation.instructions())
-    flops += instructionFlops(*instruction);
-  return flops;
-}
 
 int64_t instructionCount(const ir::Module &module) {
   int64_t count = 0;
@@ -139,12 +90,12 @@ void describeTensors(const import::ImportedModel &model,
 
 Expected<ModelCost> measure(const ir::Module &module) {
   ModelCost cost;
-  cost.flops = countFlops(module);
+  cost.imported = analysis::moduleCost(module);
   cost.instructions = instructionCount(module);
   Expected<std::unique_ptr<ir::Module>> optimized = optimizedCopy(module);
   if (!optimized)
     return optimized.takeError();
-  cost.optimizedFlops = countFlops(**optimized);
+  cost.optimized = analysis::moduleCost(**optimized);
   cost.optimizedInstructions = instructionCount(**optimized);
   Expected<analysis::BufferAssignment> buffers =
       analysis::BufferAssignment::build(**optimized);
@@ -154,10 +105,6 @@ Expected<ModelCost> measure(const ir::Module &module) {
   return cost;
 }
 } // namespace
-
-int64_t countFlops(const ir::Module &module) {
-  return computationFlops(*module.entry());
-}
 
 InspectReport inspectModel(const InspectOptions &options) {
   InspectReport report;
@@ -249,7 +196,12 @@ std::string formatInspectText(const InspectReport &report) {
   if (report.cost) {
     const ModelCost &cost = *report.cost;
     text += fmt::format("FLOPs: {} (imported HLO), {} (optimized)\n",
-                        cost.flops, cost.optimizedFlops);
+                        cost.imported.flops, cost.optimized.flops);
+    text += fmt::format("bytes read: {} (imported HLO), {} (optimized)\n",
+                        cost.imported.bytesRead, cost.optimized.bytesRead);
+    text += fmt::format("bytes written: {} (imported HLO), {} (optimized)\n",
+                        cost.imported.bytesWritten,
+                        cost.optimized.bytesWritten);
     text += fmt::format("HLO instructions: {} (imported), {} (optimized)\n",
                         cost.instructions, cost.optimizedInstructions);
     text += fmt::format("arena bytes: {}\n", cost.arenaBytes);
@@ -278,11 +230,16 @@ std::string formatInspectJson(const InspectReport &report) {
         {{"op", op.op}, {"reason", op.reason}, {"nodes", op.nodes}});
   json["weight_bytes"] = report.summary.weightBytes;
   if (report.cost) {
-    json["flops"] = report.cost->flops;
-    json["optimized_flops"] = report.cost->optimizedFlops;
-    json["instructions"] = report.cost->instructions;
-    json["optimized_instructions"] = report.cost->optimizedInstructions;
-    json["arena_bytes"] = report.cost->arenaBytes;
+    const ModelCost &cost = *report.cost;
+    json["flops"] = cost.imported.flops;
+    json["optimized_flops"] = cost.optimized.flops;
+    json["bytes_read"] = cost.imported.bytesRead;
+    json["optimized_bytes_read"] = cost.optimized.bytesRead;
+    json["bytes_written"] = cost.imported.bytesWritten;
+    json["optimized_bytes_written"] = cost.optimized.bytesWritten;
+    json["instructions"] = cost.instructions;
+    json["optimized_instructions"] = cost.optimizedInstructions;
+    json["arena_bytes"] = cost.arenaBytes;
   }
   if (!report.error.empty())
     json["error"] = report.error;

@@ -1,9 +1,10 @@
 //===- EvalElementwise.cpp - Unary, binary and ternary elementwise ops ----===//
 //
-// Each opcode maps, through a table, to a kernel instantiated from its scalar
-// struct in EvalScalarOps.h; the kernel dispatches on the element type once
-// and loops over elements. Rank-0 operands broadcast, so clamp and select
-// may take scalar bounds or predicates as XLA allows.
+// Each opcode maps, through a table generated from Opcodes.def, to a kernel
+// instantiated from its scalar struct in EvalScalarOps.h; the kernel
+// dispatches on the element type once and loops over elements. Rank-0
+// operands broadcast, so clamp and select may take scalar bounds or
+// predicates as XLA allows.
 //
 //===----------------------------------------------------------------------===//
 #include "EvalInternal.h"
@@ -15,6 +16,11 @@ namespace kiln::eval::detail {
 
 using ir::ComparisonDirection;
 using ir::Opcode;
+
+// A struct per opcode, declared so that the generated kernel table can name
+// every row's (EvalScalarOps.h defines those of the generic rows).
+#define KILN_OPCODE(Enumerator, ...) struct Enumerator##Op;
+#include "kiln/IR/Opcodes.def"
 
 namespace {
 
@@ -186,46 +192,45 @@ struct KernelEntry {
   Kernel kernel;
 };
 
-const KernelEntry kKernels[] = {
-    {Opcode::Abs, runUnary<AbsOp>},
-    {Opcode::Negate, runUnary<NegateOp>},
-    {Opcode::Exp, runUnary<ExpOp>},
-    {Opcode::Log, runUnary<LogOp>},
-    {Opcode::Sqrt, runUnary<SqrtOp>},
-    {Opcode::Rsqrt, runUnary<RsqrtOp>},
-    {Opcode::Tanh, runUnary<TanhOp>},
-    {Opcode::Logistic, runUnary<LogisticOp>},
-    {Opcode::Erf, runUnary<ErfOp>},
-    {Opcode::Sin, runUnary<SinOp>},
-    {Opcode::Cos, runUnary<CosOp>},
-    {Opcode::Floor, runUnary<FloorOp>},
-    {Opcode::Ceil, runUnary<CeilOp>},
-    {Opcode::RoundNearestEven, runUnary<RoundNearestEvenOp>},
-    {Opcode::RoundNearestAfz, runUnary<RoundNearestAfzOp>},
-    {Opcode::Sign, runUnary<SignOp>},
-    {Opcode::Not, runUnary<NotOp>},
-    {Opcode::IsFinite, runIsFinite},
-    {Opcode::Convert, runConvert},
-    {Opcode::Copy, runUnary<CopyOp>},
-    {Opcode::Add, runBinary<AddOp>},
-    {Opcode::Subtract, runBinary<SubtractOp>},
-    {Opcode::Multiply, runBinary<MultiplyOp>},
-    {Opcode::Divide, runBinary<DivideOp>},
-    {Opcode::Remainder, runBinary<RemainderOp>},
-    {Opcode::Power, runBinary<PowerOp>},
-    {Opcode::Maximum, runBinary<MaximumOp>},
-    {Opcode::Minimum, runBinary<MinimumOp>},
-    {Opcode::Atan2, runBinary<Atan2Op>},
-    {Opcode::And, runBinary<AndOp>},
-    {Opcode::Or, runBinary<OrOp>},
-    {Opcode::Xor, runBinary<XorOp>},
-    {Opcode::ShiftLeft, runBinary<ShiftLeftOp>},
-    {Opcode::ShiftRightArithmetic, runBinary<ShiftRightArithmeticOp>},
-    {Opcode::ShiftRightLogical, runBinary<ShiftRightLogicalOp>},
-    {Opcode::Compare, runCompare},
-    {Opcode::Select, runSelect},
+/// The opcodes whose result dtype or operands need more than one scalar
+/// function of the operands' dtype.
+const KernelEntry kSpecialKernels[] = {
+    {Opcode::IsFinite, runIsFinite}, {Opcode::Convert, runConvert},
+    {Opcode::Compare, runCompare},   {Opcode::Select, runSelect},
     {Opcode::Clamp, runClamp},
 };
+
+// Every other elementwise row of Opcodes.def (unary or binary, result of the
+// operand's dtype) runs the scalar struct named after its enumerator (Exp:
+// ExpOp in EvalScalarOps.h); only those structs are instantiated.
+template <typename Op, ir::OpcodeKind Kind, ir::ResultDType Result>
+constexpr Kernel genericKernel() {
+  if constexpr (Result != ir::ResultDType::Operand)
+    return nullptr;
+  else if constexpr (Kind == ir::OpcodeKind::ElementwiseUnary)
+    return runUnary<Op>;
+  else if constexpr (Kind == ir::OpcodeKind::ElementwiseBinary)
+    return runBinary<Op>;
+  else
+    return nullptr;
+}
+
+const KernelEntry kGenericKernels[] = {
+#define KILN_OPCODE(Enumerator, Spelling, Arity, Kind, Accepts, Result, ...)   \
+  {Opcode::Enumerator, genericKernel<Enumerator##Op, ir::OpcodeKind::Kind,     \
+                                     ir::ResultDType::Result>()},
+#include "kiln/IR/Opcodes.def"
+};
+
+Kernel kernelFor(Opcode opcode) {
+  for (const KernelEntry &entry : kSpecialKernels)
+    if (entry.opcode == opcode)
+      return entry.kernel;
+  for (const KernelEntry &entry : kGenericKernels)
+    if (entry.opcode == opcode)
+      return entry.kernel;
+  return nullptr;
+}
 
 } // namespace
 
@@ -234,15 +239,13 @@ Expected<Literal> evalElementwise(const Instruction &inst, const Operands &ops) 
     return instructionError(inst, "elementwise result must be an array");
   if (Error e = checkElementwiseShapes(inst, ops))
     return e;
-  for (const KernelEntry &entry : kKernels) {
-    if (entry.opcode != inst.opcode())
-      continue;
-    Literal out(inst.shape());
-    if (Error e = entry.kernel(inst, ops, out))
-      return e;
-    return out;
-  }
-  return instructionError(inst, "not an elementwise opcode");
+  Kernel kernel = kernelFor(inst.opcode());
+  if (!kernel)
+    return instructionError(inst, "not an elementwise opcode");
+  Literal out(inst.shape());
+  if (Error e = kernel(inst, ops, out))
+    return e;
+  return out;
 }
 
 } // namespace kiln::eval::detail

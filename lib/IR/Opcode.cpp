@@ -2,6 +2,8 @@
 #include "kiln/IR/Opcode.h"
 
 #include <array>
+#include <cassert>
+#include <iterator>
 
 namespace kiln::ir {
 
@@ -10,13 +12,55 @@ struct OpcodeInfo {
   std::string_view name;
   int arity;
   OpcodeKind kind;
+  DTypeClasses accepts;
+  ResultDType result;
+  InFusion inFusion;
+  CostClass cost;
 };
 
 constexpr OpcodeInfo kOpcodeTable[] = {
-#define KILN_OPCODE(Enumerator, Spelling, Arity, Kind)                         \
-  {Spelling, Arity, OpcodeKind::Kind},
+#define KILN_OPCODE(Enumerator, Spelling, Arity, Kind, Accepts, Result,        \
+                    InFusionColumn, Cost)                                      \
+  {Spelling,                                                                   \
+   Arity,                                                                      \
+   OpcodeKind::Kind,                                                           \
+   DTypeClasses::Accepts,                                                      \
+   ResultDType::Result,                                                        \
+   InFusion::InFusionColumn,                                                   \
+   CostClass::Cost},
 #include "kiln/IR/Opcodes.def"
 };
+
+const OpcodeInfo &info(Opcode opcode) {
+  assert(isKnownOpcode(opcode) && "opcode outside Opcodes.def");
+  return kOpcodeTable[size_t(opcode)];
+}
+
+/// Names of the DTypeClasses sets rows use, for error messages.
+struct ClassesName {
+  DTypeClasses classes;
+  std::string_view name;
+};
+constexpr ClassesName kClassesNames[] = {
+    {DTypeClasses::Pred, "pred"},
+    {DTypeClasses::Float, "floating-point"},
+    {DTypeClasses::Int, "integer"},
+    {DTypeClasses::PredOrInt, "pred or integer"},
+    {DTypeClasses::SignedOrFloat, "signed integer or floating-point"},
+    {DTypeClasses::Numeric, "numeric"},
+    {DTypeClasses::Any, "array"},
+};
+
+/// The one class `dtype` belongs to (no bit for tuples).
+unsigned classBit(DType dtype) {
+  if (dtype == DType::Pred)
+    return unsigned(DTypeClasses::Pred);
+  if (isSignedInt(dtype))
+    return unsigned(DTypeClasses::Signed);
+  if (isUnsignedInt(dtype))
+    return unsigned(DTypeClasses::Unsigned);
+  return isFloat(dtype) ? unsigned(DTypeClasses::Float) : 0u;
+}
 
 /// Looks `name` up in a table of spellings indexed by enumerator.
 template <typename Enum, size_t N>
@@ -36,9 +80,11 @@ constexpr std::array<std::string_view, 3> kFusionNames = {"kLoop", "kInput",
                                                           "kOutput"};
 } // namespace
 
-std::string_view opcodeName(Opcode opcode) {
-  return kOpcodeTable[size_t(opcode)].name;
+bool isKnownOpcode(Opcode opcode) {
+  return size_t(opcode) < std::size(kOpcodeTable);
 }
+
+std::string_view opcodeName(Opcode opcode) { return info(opcode).name; }
 
 std::optional<Opcode> parseOpcodeName(std::string_view name) {
   for (Opcode opcode : kAllOpcodes)
@@ -47,17 +93,38 @@ std::optional<Opcode> parseOpcodeName(std::string_view name) {
   return std::nullopt;
 }
 
-int opcodeArity(Opcode opcode) { return kOpcodeTable[size_t(opcode)].arity; }
+int opcodeArity(Opcode opcode) { return info(opcode).arity; }
 
-OpcodeKind opcodeKind(Opcode opcode) {
-  return kOpcodeTable[size_t(opcode)].kind;
-}
+OpcodeKind opcodeKind(Opcode opcode) { return info(opcode).kind; }
 
 bool isElementwise(Opcode opcode) {
   OpcodeKind kind = opcodeKind(opcode);
   return kind == OpcodeKind::ElementwiseUnary ||
          kind == OpcodeKind::ElementwiseBinary ||
          kind == OpcodeKind::ElementwiseTernary;
+}
+
+DTypeClasses acceptedDTypes(Opcode opcode) { return info(opcode).accepts; }
+
+ResultDType resultDType(Opcode opcode) { return info(opcode).result; }
+
+InFusion inFusion(Opcode opcode) { return info(opcode).inFusion; }
+
+CostClass costClass(Opcode opcode) { return info(opcode).cost; }
+
+bool isElementalInFusion(Opcode opcode) {
+  return inFusion(opcode) != InFusion::Materialized;
+}
+
+bool isInClasses(DType dtype, DTypeClasses classes) {
+  return (classBit(dtype) & unsigned(classes)) != 0;
+}
+
+std::string_view dtypeClassesName(DTypeClasses classes) {
+  for (const ClassesName &row : kClassesNames)
+    if (row.classes == classes)
+      return row.name;
+  return "unknown";
 }
 
 std::string_view comparisonDirectionName(ComparisonDirection direction) {

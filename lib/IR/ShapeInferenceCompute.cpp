@@ -141,8 +141,8 @@ Expected<Shape> inferDot(const InferenceInput &in) {
   if (Error e = requireSameDType(in, 0, 1))
     return e;
   const Shape &lhs = in.operands[0], &rhs = in.operands[1];
-  if (lhs.dtype() == DType::Pred)
-    return makeError("expected numeric operands but found pred");
+  if (Error e = requireAcceptedDType(in, 0))
+    return e;
   const DotDimensionNumbers &d = in.attrs.dot;
   if (Error e = checkDotDimensionLists(d, lhs, rhs))
     return e;
@@ -235,8 +235,8 @@ Expected<Shape> inferConvolution(const InferenceInput &in) {
   if (Error e = requireSameDType(in, 0, 1))
     return e;
   const Shape &input = in.operands[0], &kernel = in.operands[1];
-  if (input.dtype() == DType::Pred)
-    return makeError("expected numeric operands but found pred");
+  if (Error e = requireAcceptedDType(in, 0))
+    return e;
   const ConvolutionDimensionNumbers &c = in.attrs.conv;
   size_t spatial = in.attrs.window.size();
   int64_t rank = int64_t(spatial) + 2;

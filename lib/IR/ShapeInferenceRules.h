@@ -60,6 +60,10 @@ Expected<int64_t> requireSingleDim(const std::vector<int64_t> &dims,
                                    int64_t rank, std::string_view what);
 /// Fails unless operands `a` and `b` have the same dtype.
 Error requireSameDType(const InferenceInput &in, size_t a, size_t b);
+/// Fails unless operand `i`'s dtype is in the opcode's Accepts column.
+Error requireAcceptedDType(const InferenceInput &in, size_t i);
+/// Fails unless the declared shape is an array.
+Error checkDeclaredArray(const InferenceInput &in);
 
 /// Output size of one window dimension (XLA's StridedBound over the padded,
 /// base-dilated input); validates the window's fields. `i` names the dim.

@@ -14,8 +14,8 @@
 //
 //   - every user of P is already in the group (no duplication), or
 //   - P is cheap: the group then computes its own copy of P and P stays
-//     for its other users. An expensive P (exp, log, tanh, divide, power,
-//     ...) is never duplicated.
+//     for its other users. An expensive P (ir::CostClass::Expensive: exp,
+//     log, tanh, divide, power, ...) is never duplicated.
 //
 // A reduce-window, and a reduce over the innermost dimension, accumulate
 // one element at a time, so an expensive producer fused into them would
@@ -40,8 +40,6 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Transforms/Passes.h"
 
-#include "kiln/Analysis/BufferAssignment.h"
-
 #include <algorithm>
 #include <map>
 #include <set>
@@ -60,24 +58,7 @@ constexpr size_t kMaxFusionOperands = 32;
 /// Element ops whose cost is far above a load and a store, so computing
 /// them twice costs more than reading a materialized result.
 bool isExpensive(Opcode opcode) {
-  switch (opcode) {
-  case Opcode::Exp:
-  case Opcode::Log:
-  case Opcode::Tanh:
-  case Opcode::Logistic:
-  case Opcode::Erf:
-  case Opcode::Sin:
-  case Opcode::Cos:
-  case Opcode::Power:
-  case Opcode::Divide:
-  case Opcode::Remainder:
-  case Opcode::Sqrt:
-  case Opcode::Rsqrt:
-  case Opcode::Atan2:
-    return true;
-  default:
-    return false;
-  }
+  return ir::costClass(opcode) == ir::CostClass::Expensive;
 }
 
 /// A transpose that changes which dimension is innermost reads its operand
@@ -111,7 +92,7 @@ bool isFusibleProducer(const Instruction *value) {
   case Opcode::Constant:
     return isScalarConstant(value);
   default:
-    return analysis::isElementalInFusion(value->opcode());
+    return ir::isElementalInFusion(value->opcode());
   }
 }
 

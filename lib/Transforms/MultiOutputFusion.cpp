@@ -31,24 +31,7 @@ using ir::Instruction;
 using ir::Opcode;
 
 bool isExpensiveOpcode(Opcode opcode) {
-  switch (opcode) {
-  case Opcode::Exp:
-  case Opcode::Log:
-  case Opcode::Tanh:
-  case Opcode::Logistic:
-  case Opcode::Erf:
-  case Opcode::Sin:
-  case Opcode::Cos:
-  case Opcode::Power:
-  case Opcode::Divide:
-  case Opcode::Remainder:
-  case Opcode::Sqrt:
-  case Opcode::Rsqrt:
-  case Opcode::Atan2:
-    return true;
-  default:
-    return false;
-  }
+  return ir::costClass(opcode) == ir::CostClass::Expensive;
 }
 
 bool isLoopFusion(const Instruction *value) {

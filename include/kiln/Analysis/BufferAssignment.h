@@ -39,14 +39,6 @@ struct BufferSlice {
   int64_t bytes = 0;
 };
 
-/// Whether code generation computes `opcode` element by element inside a
-/// fusion (elementwise ops, iota, constant, parameter and the index-only
-/// data movement ops). Other fused instructions (reduce, dot, sort, ...)
-/// are materialized: buffer assignment gives them arena bytes of their own,
-/// live only while their fusion runs, except the contraction of an output
-/// fusion (see outputFusionContraction).
-bool isElementalInFusion(ir::Opcode opcode);
-
 /// The dot or convolution of a kOutput fusion that is computed straight
 /// into the fusion's output buffer, or nullptr. That is the case when it is
 /// the fusion's only materialized instruction, has the output's dimensions

@@ -2,14 +2,16 @@
 //
 // Imports a model (any format) and reports its format, inputs and outputs,
 // the op histogram of the source graph, unsupported ops, weight bytes,
-// FLOPs and the arena the compiled code would need. When the import fails
-// the report still holds what is known (for TensorFlow models the source
-// summary, unsupported ops included) and the error.
+// FLOPs and bytes moved (analysis::moduleCost) and the arena the compiled
+// code would need. When the import fails the report still holds what is
+// known (for TensorFlow models the source summary, unsupported ops
+// included) and the error.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_DRIVER_INSPECT_H
 #define KILN_DRIVER_INSPECT_H
 
+#include "kiln/Analysis/CostAnalysis.h"
 #include "kiln/IR/Module.h"
 #include "kiln/Import/Import.h"
 #include "kiln/Support/Error.h"
@@ -40,8 +42,8 @@ struct TensorSummary {
 
 /// What the model costs once compiled (absent when the import failed).
 struct ModelCost {
-  int64_t flops = 0;                 ///< of the imported HLO (countFlops)
-  int64_t optimizedFlops = 0;        ///< after the default pipeline
+  analysis::Cost imported;           ///< of the imported HLO (moduleCost)
+  analysis::Cost optimized;          ///< after the default pipeline
   int64_t instructions = 0;          ///< imported HLO instructions
   int64_t optimizedInstructions = 0; ///< after the default pipeline
   int64_t arenaBytes = 0;            ///< buffer assignment, optimized module
@@ -55,14 +57,6 @@ struct InspectReport {
   /// Empty when the import succeeded.
   std::string error;
 };
-
-/// Floating-point (and integer) operations of one run of `module`:
-/// dot and convolution count 2 per multiply-accumulate; elementwise ops
-/// (copy excepted) one per result element; reduce one per reduced input
-/// element, reduce-window one per window tap, arg-max/arg-min one per input
-/// element; data movement, sort and top-k count nothing. Fusions count
-/// their fused computation.
-int64_t countFlops(const ir::Module &module);
 
 /// Builds the report; never fails: an import error (unknown format
 /// included) is recorded in `report.error` next to what is known.

@@ -2,13 +2,15 @@
 #ifndef KILN_IR_OPCODE_H
 #define KILN_IR_OPCODE_H
 
+#include "kiln/IR/DType.h"
+
 #include <optional>
 #include <string_view>
 
 namespace kiln::ir {
 
 enum class Opcode {
-#define KILN_OPCODE(Enumerator, Spelling, Arity, Kind) Enumerator,
+#define KILN_OPCODE(Enumerator, Spelling, Arity, Kind, ...) Enumerator,
 #include "kiln/IR/Opcodes.def"
 };
 
@@ -24,11 +26,61 @@ enum class OpcodeKind {
   Structural
 };
 
+/// Sets of element types, as bits: the Accepts column of Opcodes.def.
+enum class DTypeClasses : unsigned {
+  Pred = 1,
+  Signed = 2,
+  Unsigned = 4,
+  Float = 8,
+  Int = Signed | Unsigned,
+  PredOrInt = Pred | Int,
+  SignedOrFloat = Signed | Float,
+  Numeric = Int | Float,
+  Any = Pred | Numeric,
+};
+
+/// The result dtype of an opcode: the Result column of Opcodes.def.
+enum class ResultDType {
+  Operand,  ///< the value operand's (operand 0; select and clamp: operand 1)
+  Pred,     ///< always pred (compare, is-finite)
+  Declared, ///< the instruction's declared dtype (convert, iota, arg-max)
+  Computed, ///< built by the opcode's shape rule (tuples)
+};
+
+/// How a fused instance of an opcode is computed: the InFusion column.
+enum class InFusion {
+  Generated,   ///< element by element from operand elements
+  Read,        ///< no arithmetic: read where it lives, or an alias
+  Materialized ///< whole, into a buffer of its own
+};
+
+/// How expensive one element of the op is to compute, for fusion's
+/// duplication rule and cost analysis: the Cost column of Opcodes.def.
+enum class CostClass {
+  /// Index arithmetic or data movement: parameter, constant, iota,
+  /// broadcast, reshape, transpose, slice, pad, concatenate, reverse, tuple,
+  /// get-tuple-element, copy.
+  Free,
+  /// About one instruction: add, multiply, compare, select, max, min,
+  /// convert, abs, negate, floor, the bitwise ops and shifts, ...
+  Cheap,
+  /// A libm-style function or a long-latency instruction: exp, log, tanh,
+  /// logistic, erf, sin, cos, power, divide, remainder, sqrt, rsqrt, atan2.
+  Expensive,
+  /// Not one element's work, or not generated per element: reductions,
+  /// contractions, gather, sort, top-k, the dynamic slices, fusion.
+  Heavy
+};
+
 /// Every opcode in declaration order.
 inline constexpr Opcode kAllOpcodes[] = {
-#define KILN_OPCODE(Enumerator, Spelling, Arity, Kind) Opcode::Enumerator,
+#define KILN_OPCODE(Enumerator, Spelling, Arity, Kind, ...) Opcode::Enumerator,
 #include "kiln/IR/Opcodes.def"
 };
+
+/// Whether `opcode` is one of kAllOpcodes (a corrupted instruction may hold
+/// any value; the property functions below assert this).
+bool isKnownOpcode(Opcode opcode);
 
 std::string_view opcodeName(Opcode opcode);
 std::optional<Opcode> parseOpcodeName(std::string_view name);
@@ -36,6 +88,25 @@ std::optional<Opcode> parseOpcodeName(std::string_view name);
 int opcodeArity(Opcode opcode);
 OpcodeKind opcodeKind(Opcode opcode);
 bool isElementwise(Opcode opcode);
+/// Dtype classes of the value operands.
+DTypeClasses acceptedDTypes(Opcode opcode);
+ResultDType resultDType(Opcode opcode);
+InFusion inFusion(Opcode opcode);
+CostClass costClass(Opcode opcode);
+/// Whether code generation computes `opcode` element by element inside a
+/// fusion, or does not compute it at all (InFusion Generated or Read:
+/// elementwise ops, iota, constant, parameter, the index-only data movement
+/// ops, tuple and get-tuple-element). Other fused instructions (reduce, dot,
+/// sort, ...) are materialized: buffer assignment gives them arena bytes of
+/// their own, live only while their fusion runs, except the contraction of
+/// an output fusion (analysis::outputFusionContraction).
+bool isElementalInFusion(Opcode opcode);
+
+/// Whether `dtype` is in `classes` (never for tuples).
+bool isInClasses(DType dtype, DTypeClasses classes);
+/// "floating-point", "pred or integer", ... ("array" for Any), for messages
+/// such as "expected floating-point operands".
+std::string_view dtypeClassesName(DTypeClasses classes);
 
 /// Comparison of `compare`.
 enum class ComparisonDirection { EQ, NE, LT, LE, GT, GE };

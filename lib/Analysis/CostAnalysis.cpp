@@ -1,0 +1,126 @@
+//===- CostAnalysis.cpp - FLOPs and memory traffic of HLO -----------------===//
+#include "kiln/Analysis/CostAnalysis.h"
+
+#include <set>
+
+namespace kiln::analysis {
+
+namespace {
+using ir::Instruction;
+using ir::Opcode;
+
+/// Product of `shape`'s dimensions listed in `dims`.
+int64_t product(const std::vector<int64_t> &dims, const ir::Shape &shape) {
+  int64_t result = 1;
+  for (int64_t dim : dims)
+    result *= shape.dim(size_t(dim));
+  return result;
+}
+
+/// Bytes of every array in `shape` (a tuple's elements, recursively).
+int64_t arrayBytes(const ir::Shape &shape) {
+  if (!shape.isTuple())
+    return shape.byteSize();
+  int64_t bytes = 0;
+  for (const ir::Shape &element : shape.tupleElements())
+    bytes += arrayBytes(element);
+  return bytes;
+}
+
+int64_t computationFlops(const ir::Computation &computation);
+
+int64_t instructionFlops(const Instruction &instruction) {
+  const ir::Shape &shape = instruction.shape();
+  switch (instruction.opcode()) {
+  case Opcode::Dot: // one multiply and one add per contracted pair
+    return 2 * shape.numElements() *
+           product(instruction.attrs().dot.lhsContracting,
+                   instruction.operand(0)->shape());
+  case Opcode::Convolution: {
+    const ir::ConvolutionDimensionNumbers &conv = instruction.attrs().conv;
+    const ir::Shape &kernel = instruction.operand(1)->shape();
+    return 2 * shape.numElements() * product(conv.kernelSpatial, kernel) *
+           kernel.dim(size_t(conv.kernelInputFeature));
+  }
+  case Opcode::Reduce:
+  case Opcode::ArgMax:
+  case Opcode::ArgMin:
+    return instruction.operand(0)->shape().numElements();
+  case Opcode::ReduceWindow: {
+    int64_t taps = 1;
+    for (const ir::WindowDim &dim : instruction.attrs().window)
+      taps *= dim.size;
+    return shape.numElements() * taps;
+  }
+  case Opcode::Fusion:
+    return computationFlops(*instruction.calledComputation());
+  case Opcode::Copy:
+    return 0;
+  default:
+    return ir::isElementwise(instruction.opcode()) ? shape.numElements() : 0;
+  }
+}
+
+int64_t computationFlops(const ir::Computation &computation) {
+  int64_t flops = 0;
+  for (const Instruction *instruction : computation.instructions())
+    flops += instructionFlops(*instruction);
+  return flops;
+}
+
+/// Whether the instruction reads only the elements it selects from operand
+/// 0, so that operand costs what the result does.
+bool readsSelectedElementsOnly(Opcode opcode) {
+  return opcode == Opcode::Slice || opcode == Opcode::DynamicSlice ||
+         opcode == Opcode::Gather;
+}
+
+int64_t bytesRead(const Instruction &instruction) {
+  switch (instruction.opcode()) {
+  case Opcode::Parameter:
+  case Opcode::Constant:
+  case Opcode::Tuple:
+  case Opcode::GetTupleElement:
+    return 0;
+  default:
+    break;
+  }
+  bool selective = readsSelectedElementsOnly(instruction.opcode());
+  std::set<const Instruction *> counted;
+  int64_t bytes = 0;
+  for (size_t i = 0; i < instruction.operandCount(); ++i) {
+    const Instruction *operand = instruction.operand(i);
+    if (!counted.insert(operand).second)
+      continue;
+    bytes += i == 0 && selective ? arrayBytes(instruction.shape())
+                                 : arrayBytes(operand->shape());
+  }
+  return bytes;
+}
+
+int64_t bytesWritten(const Instruction &instruction) {
+  switch (instruction.opcode()) {
+  case Opcode::Parameter:
+  case Opcode::Constant:
+  case Opcode::Tuple:
+  case Opcode::GetTupleElement:
+    return 0;
+  default:
+    return arrayBytes(instruction.shape());
+  }
+}
+} // namespace
+
+Cost instructionCost(const Instruction &instruction) {
+  return {instructionFlops(instruction), bytesRead(instruction),
+          bytesWritten(instruction)};
+}
+
+Cost moduleCost(const ir::Module &module) {
+  Cost total;
+  for (const Instruction *instruction : module.entry()->instructions())
+    total += instructionCost(*instruction);
+  return total;
+}
+
+} // namespace kiln::analysis
