@@ -94,10 +94,10 @@ std::string kernelArray(const std::vector<KernelInfo> &all) {
         "    {{ \"instruction\": {}, \"kernel\": {}, \"function\": {}, "
         "\"m\": {}, \"n\": {}, \"k\": {}, \"tile\": {{ \"mr\": {}, "
         "\"nr\": {}, \"kc\": {}, \"mc\": {} }}, \"packed_weights\": {}, "
-        "\"epilogue\": {} }}{}\n",
+        "\"epilogue\": {}, \"tasks\": {} }}{}\n",
         jsonString(k.instruction), jsonString(k.kernel), jsonString(k.function),
         k.m, k.n, k.k, k.mr, k.nr, k.kc, k.mc,
-        k.packedWeights ? "true" : "false", jsonString(k.epilogue),
+        k.packedWeights ? "true" : "false", jsonString(k.epilogue), k.tasks,
         i + 1 < all.size() ? "," : "");
   }
   return out + "  ]";
@@ -112,6 +112,8 @@ std::string generateManifest(const ModelInfo &info) {
   out += "  \"version\": 1,\n";
   out += fmt::format("  \"name\": {},\n", jsonString(name));
   out += fmt::format("  \"entry\": {},\n", jsonString(name + "_run"));
+  out += fmt::format("  \"parallel_entry\": {},\n",
+                     jsonString(name + "_run_parallel"));
   out += fmt::format("  \"target\": {{\n    \"triple\": {},\n    \"cpu\": {},\n"
                      "    \"features\": {},\n    \"tuning\": {}\n  }},\n",
                      jsonString(info.triple), jsonString(info.cpu),

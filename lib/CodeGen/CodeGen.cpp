@@ -1,16 +1,19 @@
 //===- CodeGen.cpp - The entry function and the per-opcode dispatch -------===//
 //
-// emitModule creates `int NAME_run(const void* const* args,
-// void* const* results, void* arena)`, emits every scheduled instruction of
-// the entry computation inline through lookupEmitter, copies the
-// results that do not already live in their result buffer, writes the new
-// values of writable variables into their argument buffers (last, so no
-// instruction reads a half-updated variable), and returns 0.
+// emitModule creates `int NAME_run_parallel(const void* const* args,
+// void* const* results, void* arena, const kiln_parallel *pool)`, emits every
+// scheduled instruction of the entry computation inline through
+// lookupEmitter, copies the results that do not already live in their
+// result buffer, writes the new values of writable variables into their
+// argument buffers (last, so no instruction reads a half-updated variable),
+// and returns 0. `int NAME_run(args, results, arena)` forwards to it with a
+// null pool (Parallel.h).
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/CodeGen/CodeGen.h"
 #include "EmitterContext.h"
 #include "Emitters.h"
+#include "Parallel.h"
 
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
@@ -125,12 +128,14 @@ static llvm::Function *createEntryFunction(llvm::Module &module,
   llvm::LLVMContext &context = module.getContext();
   llvm::Type *ptr = llvm::PointerType::getUnqual(context);
   auto *type = llvm::FunctionType::get(llvm::Type::getInt32Ty(context),
-                                       {ptr, ptr, ptr}, false);
-  auto *function = llvm::Function::Create(
-      type, llvm::GlobalValue::ExternalLinkage, options.entryName, module);
+                                       {ptr, ptr, ptr, ptr}, false);
+  auto *function =
+      llvm::Function::Create(type, llvm::GlobalValue::ExternalLinkage,
+                             parallelEntryName(options.entryName), module);
   function->getArg(0)->setName("args");
   function->getArg(1)->setName("results");
   function->getArg(2)->setName("arena");
+  function->getArg(3)->setName("pool");
   function->setDoesNotThrow();
   // "no-builtins" keeps LLVM from turning copy/fill loops into memcpy or
   // memset calls: the object must link with nothing but itself.
@@ -158,6 +163,7 @@ Expected<CodeGenResult> emitModule(const ir::Module &module,
   EmitterContext ctx(*llvmModule, builder, buffers, options, target);
   ctx.setEntryFunction(entry);
   ctx.setEntryArguments(entry->getArg(0), entry->getArg(1), entry->getArg(2));
+  ctx.setParallelPool(entry->getArg(3));
   for (const ir::Instruction *instruction : buffers.schedule())
     if (Error e = emitInstruction(ctx, *instruction))
       return e;
@@ -166,6 +172,7 @@ Expected<CodeGenResult> emitModule(const ir::Module &module,
   if (Error e = writeBackArguments(ctx))
     return e;
   builder.CreateRet(builder.getInt32(0));
+  emitSerialEntry(*entry, options.entryName);
 
   std::string problems;
   llvm::raw_string_ostream stream(problems);

@@ -231,6 +231,11 @@ public:
   /// The entry function (kernels copy its target attributes).
   llvm::Function *entryFunction() const { return entry_; }
   void setEntryFunction(llvm::Function *entry) { entry_ = entry; }
+  /// The `const kiln_parallel *` argument of the function being emitted
+  /// (null at run time from NAME_run), or nullptr when it has none: split
+  /// kernels then always run serially (Parallel.h).
+  llvm::Value *parallelPool() const { return pool_; }
+  void setParallelPool(llvm::Value *pool) { pool_ = pool; }
 
   /// Constant globals, created on first use (private, unnamed_addr, 64-byte
   /// aligned); the total bytes are reported as weightsBytes.
@@ -277,6 +282,7 @@ private:
   std::map<std::string, llvm::GlobalVariable *> packedWeights_;
   std::vector<KernelRecord> kernelRecords_;
   llvm::Function *entry_ = nullptr;
+  llvm::Value *pool_ = nullptr;
 };
 
 /// One emitter per opcode: emits code computing `instruction` into

@@ -134,7 +134,7 @@ Error generateCode(const import::ImportedModel &model,
     info.kernels.push_back({record.instruction, record.kernel, record.function,
                             record.m, record.n, record.k, record.mr, record.nr,
                             record.kc, record.mc, record.packedWeights,
-                            record.epilogue});
+                            record.epilogue, record.tasks});
   if (wants(options.emit, "report")) {
     CompileReport report = buildCompileReport(info, *buffers);
     files.add(prefix + ".report.txt", report.toText());

@@ -176,7 +176,10 @@ def write_table(path, name, manifest):
              f'const size_t kiln_e2e_arena_size = {up}_ARENA_SIZE;',
              f'const size_t kiln_e2e_arena_align = {up}_ARENA_ALIGN;',
              'int kiln_e2e_run(const void *const *a, void *const *r, void *arena) {',
-             f'  return {name}_run(a, r, arena);', '}']
+             f'  return {name}_run(a, r, arena);', '}',
+             'int kiln_e2e_run_parallel(const void *const *a, void *const *r, void *arena,',
+             '                          const struct kiln_parallel *p) {',
+             f'  return {name}_run_parallel(a, r, arena, p);', '}']
     with open(path, 'w') as f:
         f.write('\n'.join(lines) + '\n')
 

@@ -29,6 +29,13 @@ extern "C" {
  * place" below receives the variable's new value at the end of the run. */
 int add_relu_run(const void* const* args, void* const* results, void* arena);
 
+/* add_relu_run, with the large kernels split into tasks run through
+ * pool->parallel_for (struct kiln_parallel: kiln/runtime.h); a NULL pool
+ * runs serially. Results are bit-identical to add_relu_run for any pool. */
+struct kiln_parallel;
+int add_relu_run_parallel(const void* const* args, void* const* results, void* arena,
+    const struct kiln_parallel* pool);
+
 #ifdef __cplusplus
 } /* extern "C" */
 
@@ -37,8 +44,8 @@ int add_relu_run(const void* const* args, void* const* results, void* arena);
 #include <cstring>
 #include <new>
 
-// Wraps add_relu_run with the interface of a tfcompile-generated class:
-// code written against tfcompile's class compiles unchanged.
+// Wraps add_relu_run_parallel with the interface of a tfcompile-generated
+// class: code written against tfcompile's class compiles unchanged.
 class AddRelu {
  public:
   static constexpr size_t kNumArgs = 1;
@@ -83,12 +90,16 @@ class AddRelu {
     for (size_t i = 0; i != kNumResults; ++i)
       if (results_[i] == nullptr) return Fail("out of memory for a result");
     if (arena_ == nullptr) return Fail("out of memory for the arena");
-    if (add_relu_run(args_, results_, arena_) != 0)
+    if (add_relu_run_parallel(args_, results_, arena_, thread_pool_) != 0)
       return Fail("add_relu_run reported an error");
     error_msg_ = "";
     return true;
   }
   const char* error_msg() const { return error_msg_; }
+
+  // Later Run() calls split large kernels into tasks through `pool` (it
+  // must outlive them); nullptr, the default, runs on the calling thread.
+  void set_thread_pool(const kiln_parallel* pool) { thread_pool_ = pool; }
 
   void set_arg_data(size_t index, const void* data) {
     args_[index] = const_cast<void*>(data);
@@ -165,6 +176,7 @@ class AddRelu {
   void* arena_ = nullptr;
   void* owned_arena_ = nullptr;
   const char* error_msg_ = "";
+  const kiln_parallel* thread_pool_ = nullptr;
 };
 
 #endif /* __cplusplus */

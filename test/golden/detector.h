@@ -32,6 +32,13 @@ extern "C" {
  * place" below receives the variable's new value at the end of the run. */
 int detector_run(const void* const* args, void* const* results, void* arena);
 
+/* detector_run, with the large kernels split into tasks run through
+ * pool->parallel_for (struct kiln_parallel: kiln/runtime.h); a NULL pool
+ * runs serially. Results are bit-identical to detector_run for any pool. */
+struct kiln_parallel;
+int detector_run_parallel(const void* const* args, void* const* results, void* arena,
+    const struct kiln_parallel* pool);
+
 #ifdef __cplusplus
 } /* extern "C" */
 
@@ -43,8 +50,8 @@ int detector_run(const void* const* args, void* const* results, void* arena);
 namespace vision {
 namespace models {
 
-// Wraps detector_run with the interface of a tfcompile-generated class:
-// code written against tfcompile's class compiles unchanged.
+// Wraps detector_run_parallel with the interface of a tfcompile-generated
+// class: code written against tfcompile's class compiles unchanged.
 class Detector {
  public:
   static constexpr size_t kNumArgs = 3;
@@ -89,12 +96,16 @@ class Detector {
     for (size_t i = 0; i != kNumResults; ++i)
       if (results_[i] == nullptr) return Fail("out of memory for a result");
     if (arena_ == nullptr) return Fail("out of memory for the arena");
-    if (detector_run(args_, results_, arena_) != 0)
+    if (detector_run_parallel(args_, results_, arena_, thread_pool_) != 0)
       return Fail("detector_run reported an error");
     error_msg_ = "";
     return true;
   }
   const char* error_msg() const { return error_msg_; }
+
+  // Later Run() calls split large kernels into tasks through `pool` (it
+  // must outlive them); nullptr, the default, runs on the calling thread.
+  void set_thread_pool(const kiln_parallel* pool) { thread_pool_ = pool; }
 
   void set_arg_data(size_t index, const void* data) {
     args_[index] = const_cast<void*>(data);
@@ -217,6 +228,7 @@ class Detector {
   void* arena_ = nullptr;
   void* owned_arena_ = nullptr;
   const char* error_msg_ = "";
+  const kiln_parallel* thread_pool_ = nullptr;
 };
 
 }  // namespace models

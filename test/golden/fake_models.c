@@ -4,9 +4,12 @@
  *   detector: boxes[i] = image[i] * threshold (first 8 values),
  *             keep[j] = image[j] > threshold, and the writable variable
  *             step.count incremented in place;
- *             fails (returns 1) when the arena is not 64-byte aligned. */
+ *             fails (returns 1) when the arena is not 64-byte aligned.
+ * add_relu_run_parallel runs one task per element through the pool, like a
+ * split kernel; detector_run_parallel ignores the pool. */
 #include "add_relu.h"
 #include "detector.h"
+#include "kiln/runtime.h"
 
 #include <stdbool.h>
 
@@ -17,6 +20,27 @@ int add_relu_run(const void *const *args, void *const *results, void *arena) {
   (void)arena;
   for (i = 0; i < 6; ++i)
     r[i] = x[i] > 0 ? x[i] : 0;
+  return 0;
+}
+
+struct AddReluTask {
+  const float *x;
+  float *r;
+};
+
+static void addReluElement(void *opaque, int64_t i) {
+  struct AddReluTask *task = (struct AddReluTask *)opaque;
+  task->r[i] = task->x[i] > 0 ? task->x[i] : 0;
+}
+
+int add_relu_run_parallel(const void *const *args, void *const *results,
+                          void *arena, const kiln_parallel *pool) {
+  struct AddReluTask task;
+  if (pool == NULL)
+    return add_relu_run(args, results, arena);
+  task.x = (const float *)args[0];
+  task.r = (float *)results[0];
+  pool->parallel_for(pool->ctx, 6, addReluElement, &task);
   return 0;
 }
 
@@ -34,4 +58,10 @@ int detector_run(const void *const *args, void *const *results, void *arena) {
     keep[i] = image[i] > threshold;
   *(int64_t *)args[2] += 1; /* writable variables are written in place */
   return 0;
+}
+
+int detector_run_parallel(const void *const *args, void *const *results,
+                          void *arena, const kiln_parallel *pool) {
+  (void)pool;
+  return detector_run(args, results, arena);
 }

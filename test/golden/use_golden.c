@@ -36,7 +36,10 @@ int main(void) {
   /* The prototype has exactly the documented C type. */
   {
     int (*entry)(const void *const *, void *const *, void *) = add_relu_run;
+    int (*parallel)(const void *const *, void *const *, void *,
+                    const kiln_parallel *) = add_relu_run_parallel;
     (void)entry;
+    (void)parallel;
   }
   return status;
 }

@@ -33,6 +33,30 @@ static int testAddRelu() {
   return 0;
 }
 
+// A kiln_parallel that runs tasks in reverse order on the calling thread
+// and counts them.
+static void reverseFor(void *ctx, int64_t n, void (*fn)(void *, int64_t),
+                       void *arg) {
+  for (int64_t i = n; i-- > 0;)
+    fn(arg, i);
+  *static_cast<int64_t *>(ctx) += n;
+}
+
+static int testThreadPool() {
+  AddRelu model;
+  int64_t tasks = 0;
+  kiln_parallel pool = {reverseFor, &tasks};
+  for (int i = 0; i < 6; ++i)
+    model.arg_x_data()[i] = float(i) - 2.5f;
+  EXPECT(model.Run() && tasks == 0);
+  model.set_thread_pool(&pool);
+  EXPECT(model.Run() && tasks == 6);
+  EXPECT(model.result_r(0, 1) == 0.0f && model.result_r(1, 2) == 2.5f);
+  model.set_thread_pool(nullptr);
+  EXPECT(model.Run() && tasks == 6);
+  return 0;
+}
+
 static int testDetector() {
   using vision::models::Detector;
   static_assert(Detector::kNumArgs == 3 && Detector::kNumVariables == 1, "");
@@ -80,6 +104,8 @@ int main() {
   if (int failed = testAddRelu())
     return failed;
   if (int failed = testDetector())
+    return failed;
+  if (int failed = testThreadPool())
     return failed;
   std::printf("golden classes ok\n");
   return 0;

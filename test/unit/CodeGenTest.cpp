@@ -497,6 +497,11 @@ ENTRY main {
   CHECK(entry->hasExternalLinkage());
   CHECK(entry->getReturnType()->isIntegerTy(32));
   CHECK(entry->arg_size() == 3);
+  llvm::Function *parallel = generated->module->getFunction("abi_run_parallel");
+  REQUIRE(parallel);
+  CHECK(parallel->hasExternalLinkage());
+  CHECK(parallel->getReturnType()->isIntegerTy(32));
+  CHECK(parallel->arg_size() == 4);
   llvm::GlobalVariable *w = generated->module->getGlobalVariable("const.w", true);
   REQUIRE(w);
   CHECK(w->hasPrivateLinkage());
@@ -504,7 +509,7 @@ ENTRY main {
   CHECK(w->hasGlobalUnnamedAddr());
   CHECK(w->getAlign().valueOrOne().value() == 64);
   for (const llvm::Function &f : *generated->module)
-    if (&f != entry)
+    if (&f != entry && &f != parallel)
       CHECK((f.isIntrinsic() || f.hasLocalLinkage()));
 
   // Arithmetic on pred is rejected by the verifier; emitted anyway, the

@@ -32,6 +32,7 @@ struct KernelInfo {
   int64_t mr = 0, nr = 0, kc = 0, mc = 0;
   bool packedWeights = false;
   std::string epilogue; // fused elementwise ops applied in registers
+  int64_t tasks = 1;    // tasks NAME_run_parallel hands to the pool
 };
 
 struct ModelInfo {

@@ -1,9 +1,11 @@
 //===- CodeGen.h - HLO to LLVM IR -------------------------------*- C++ -*-===//
 //
 // Lowers a verified module plus its buffer assignment into one LLVM module
-// with a single external function, the C ABI entry point
+// with two external functions, the C ABI entry points
 //   int NAME_run(const void* const* args, void* const* results, void* arena)
-// returning 0 on success. Everything else is internal. The generated code
+//   int NAME_run_parallel(..., void* arena, const kiln_parallel* pool)
+// returning 0 on success (NAME_run is NAME_run_parallel without a pool).
+// Everything else is internal. The generated code
 // calls nothing outside the module except the symbols it reports in
 // `requiredSymbols` (ideally none).
 //
@@ -41,6 +43,7 @@ struct KernelRecord {
   int64_t m = 0, n = 0, k = 0;
   int64_t mr = 0, nr = 0, kc = 0, mc = 0;
   bool packedWeights = false; // the right operand was packed at compile time
+  int64_t tasks = 1;          // independent tasks a pool may run in parallel
   std::string epilogue;       // the fused ops applied in registers
 };
 

@@ -215,16 +215,21 @@ Expected<bool> emitConvolutionKernel(EmitterContext &ctx,
                             input->address, packed};
   for (Value *leaf : epilogue->leafPointers(ctx))
     args.push_back(leaf);
+  TaskSplit split = splitGemm(shape, k, g.groups);
   std::string key = fmt::format(
-      "conv {} px{} g{} ci{} co{} bs{} {} {} tile{}x{}/{} | {}",
+      "conv {} px{} g{} ci{} co{} bs{} {} {} tile{}x{}/{} tasks{}x{} | {}",
       ir::dtypeName(dtype), g.pixels, g.groups, g.inPerGroup, g.outPerGroup,
       g.inBatchStride, windowKey(g), pointwise ? "pointwise" : "taps", tile.mr,
-      tile.nr, tile.mc, epilogue->key());
-  Expected<llvm::Function *> function =
-      kernelFunction(ctx, key, args.size(), [&](llvm::Function &f) -> Error {
+      tile.nr, tile.mc, split.tasks, split.unitsPerTask, epilogue->key());
+  Expected<llvm::Function *> function = kernelFunction(
+      ctx, key, args.size(),
+      [&](llvm::Function &f) -> Error {
         std::vector<Value *> leaves;
         for (size_t i = 3; i < args.size(); ++i)
           leaves.push_back(f.getArg(unsigned(i)));
+        GemmRows taskRows =
+            gemmTaskRows(ctx, shape, split, f.getArg(unsigned(args.size())),
+                         f.getArg(unsigned(args.size() + 1)));
         auto perGroup = [&](Value *group) -> Error {
           llvm::IRBuilder<> &b = ctx.builder();
           Value *firstFeature = b.CreateNUWMul(group, ctx.i64(g.outPerGroup));
@@ -234,6 +239,7 @@ Expected<bool> emitConvolutionKernel(EmitterContext &ctx,
           StridedRows dense(dtype, in, g.inPerGroup * g.groups, k, 1);
           ConvRows taps(dtype, g, in, zero);
           GemmOperands operands;
+          operands.rows = taskRows;
           operands.a =
               pointwise ? static_cast<const RowSource *>(&dense) : &taps;
           operands.b =
@@ -249,10 +255,11 @@ Expected<bool> emitConvolutionKernel(EmitterContext &ctx,
           return perGroup(ctx.i64(0));
         return emitRangeLoop(ctx, ctx.i64(0), ctx.i64(g.groups), 1, perGroup,
                              "conv.group");
-      });
+      },
+      /*writtenArgs=*/1, /*taskRange=*/true);
   if (!function)
     return function.takeError();
-  ctx.builder().CreateCall(*function, args);
+  emitKernelCall(ctx, **function, args, split);
 
   KernelRecord record;
   record.kernel = pointwise ? "conv-pointwise" : "conv-implicit-gemm";
@@ -264,6 +271,7 @@ Expected<bool> emitConvolutionKernel(EmitterContext &ctx,
   record.kc = tile.kc;
   record.mc = tile.mc;
   record.packedWeights = true;
+  record.tasks = split.tasks;
   record.epilogue = epilogue->describe();
   recordKernel(ctx, std::move(record), fusion ? *fusion : conv, **function);
   return true;

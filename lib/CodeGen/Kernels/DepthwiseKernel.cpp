@@ -9,6 +9,7 @@
 // and tap, hoisted out of the channel loop), so the loop has no branches.
 //
 //===----------------------------------------------------------------------===//
+#include "../Parallel.h"
 #include "ConvGeometry.h"
 #include "Epilogue.h"
 #include "KernelSupport.h"
@@ -42,9 +43,17 @@ public:
   }
 
   int64_t paddedChannels() const { return paddedChannels_; }
-  Error emit(llvm::Function &f);
+  /// Output rows (all but the innermost spatial dimension, and the batch).
+  int64_t rows() const { return g_.pixels / width_; }
+  /// Tasks over whole output rows.
+  TaskSplit split() const {
+    return splitUnits(rows(), 2 * width_ * channels_ * g_.taps);
+  }
+  /// The kernel function's body: pointers, then the task range.
+  Error emit(llvm::Function &f, const TaskSplit &split);
 
 private:
+  Error emitRowRange(const UnitRange &rows, int64_t fullColumns);
   Error emitTile(Value *row, Value *column0, int64_t columns);
   Error emitChannels(const std::vector<std::vector<Value *>> &inputs,
                      Value *linear0, Value *channel, int64_t valid,
@@ -61,17 +70,32 @@ private:
   std::vector<Value *> leaves_;
 };
 
-Error DepthwiseEmitter::emit(llvm::Function &f) {
+Error DepthwiseEmitter::emit(llvm::Function &f, const TaskSplit &split) {
   out_ = f.getArg(0);
   in_ = f.getArg(1);
   weights_ = f.getArg(2);
-  for (unsigned i = 3; i < f.arg_size(); ++i)
+  unsigned pointers = f.arg_size() - 2;
+  for (unsigned i = 3; i < pointers; ++i)
     leaves_.push_back(f.getArg(i));
   zero_ = zeroRow(ctx_, dtype_, channels_);
-  int64_t rows = g_.pixels / width_;
   int64_t fullColumns = width_ / tile_ * tile_;
+  // Every row is computed the same way whichever task it falls in; rows
+  // of different tasks share nothing.
+  UnitRange range{ctx_.i64(0), ctx_.i64(rows())};
+  if (split.split())
+    range = taskUnits(ctx_, split, rows(), f.getArg(pointers),
+                      f.getArg(pointers + 1));
+  auto rowLoop = [&] { return emitRowRange(range, fullColumns); };
+  if (!split.split())
+    return rowLoop();
+  return emitIf(ctx_, b_.CreateICmpULT(range.begin, range.end), rowLoop,
+                "dw.rows");
+}
+
+Error DepthwiseEmitter::emitRowRange(const UnitRange &rows,
+                                     int64_t fullColumns) {
   return emitRangeLoop(
-      ctx_, ctx_.i64(0), ctx_.i64(rows), 1,
+      ctx_, rows.begin, rows.end, 1,
       [&](Value *row) -> Error {
         if (fullColumns > 0)
           if (Error e = emitRangeLoop(
@@ -204,15 +228,18 @@ Expected<bool> emitDepthwiseKernel(EmitterContext &ctx, const Instruction &conv,
                             input->address, packed};
   for (Value *leaf : epilogue->leafPointers(ctx))
     args.push_back(leaf);
+  TaskSplit split = emitter.split();
   std::string key = fmt::format(
-      "depthwise {} px{} c{} bs{} {} t{} | {}", ir::dtypeName(dtype), g.pixels,
-      g.groups, g.inBatchStride, windowKey(g), tile, epilogue->key());
-  Expected<llvm::Function *> function =
-      kernelFunction(ctx, key, args.size(),
-                     [&](llvm::Function &f) { return emitter.emit(f); });
+      "depthwise {} px{} c{} bs{} {} t{} tasks{}x{} | {}", ir::dtypeName(dtype),
+      g.pixels, g.groups, g.inBatchStride, windowKey(g), tile, split.tasks,
+      split.unitsPerTask, epilogue->key());
+  Expected<llvm::Function *> function = kernelFunction(
+      ctx, key, args.size(),
+      [&](llvm::Function &f) { return emitter.emit(f, split); },
+      /*writtenArgs=*/1, /*taskRange=*/true);
   if (!function)
     return function.takeError();
-  ctx.builder().CreateCall(*function, args);
+  emitKernelCall(ctx, **function, args, split);
 
   KernelRecord record;
   record.kernel = "depthwise";
@@ -222,6 +249,7 @@ Expected<bool> emitDepthwiseKernel(EmitterContext &ctx, const Instruction &conv,
   record.mr = tile;
   record.nr = ctx.target().lanes(int64_t(ir::byteSize(dtype)));
   record.packedWeights = true;
+  record.tasks = split.tasks;
   record.epilogue = epilogue->describe();
   recordKernel(ctx, std::move(record), fusion ? *fusion : conv, **function);
   return true;

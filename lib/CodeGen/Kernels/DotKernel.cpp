@@ -205,11 +205,17 @@ Expected<bool> emitDotKernel(EmitterContext &ctx, const Instruction &dot,
   for (Value *leaf : epilogue->leafPointers(ctx))
     args.push_back(leaf);
 
+  // A run-time rhs packed inside the kernel is packed once per call, so
+  // such a kernel is never split into tasks.
+  TaskSplit split = mode == RhsMode::Packed
+                        ? TaskSplit()
+                        : splitGemm(shape, g->k, g->batches);
   std::string key = fmt::format(
-      "dot {} b{} m{} n{} k{} a{},{},{} b{}:{},{},{} tile{}x{}/{} | {}",
+      "dot {} b{} m{} n{} k{} a{},{},{} b{}:{},{},{} tile{}x{}/{} tasks{}x{} "
+      "| {}",
       ir::dtypeName(dtype), g->batches, g->m, g->n, g->k, g->aBatch, g->aRow,
       g->aK, modeName(mode), g->bBatch, g->bK, g->bN, tile.mr, tile.nr, tile.mc,
-      epilogue->key());
+      split.tasks, split.unitsPerTask, epilogue->key());
   Expected<llvm::Function *> function = kernelFunction(
       ctx, key, args.size(),
       [&](llvm::Function &f) -> Error {
@@ -224,6 +230,9 @@ Expected<bool> emitDotKernel(EmitterContext &ctx, const Instruction &dot,
         std::vector<Value *> leaves;
         for (size_t i = leafStart; i < args.size(); ++i)
           leaves.push_back(f.getArg(unsigned(i)));
+        GemmRows taskRows =
+            gemmTaskRows(ctx, shape, split, f.getArg(unsigned(args.size())),
+                         f.getArg(unsigned(args.size() + 1)));
         auto perBatch = [&](Value *batch) -> Error {
           llvm::IRBuilder<> &b = ctx.builder();
           auto at = [&](Value *base, int64_t stride) {
@@ -232,6 +241,7 @@ Expected<bool> emitDotKernel(EmitterContext &ctx, const Instruction &dot,
           };
           StridedRows rows(dtype, at(lhsArg, g->aBatch), g->aRow, g->k, g->aK);
           GemmOperands operands;
+          operands.rows = taskRows;
           operands.a = &rows;
           operands.b = at(rhsArg, bBatchStride);
           operands.c = at(f.getArg(0), g->m * g->n);
@@ -245,10 +255,10 @@ Expected<bool> emitDotKernel(EmitterContext &ctx, const Instruction &dot,
         return emitRangeLoop(ctx, ctx.i64(0), ctx.i64(g->batches), 1, perBatch,
                              "gemm.batch");
       },
-      written);
+      written, /*taskRange=*/true);
   if (!function)
     return function.takeError();
-  ctx.builder().CreateCall(*function, args);
+  emitKernelCall(ctx, **function, args, split);
 
   KernelRecord record;
   record.kernel = g->m <= 4 ? "gemm-skinny" : "gemm";
@@ -260,6 +270,7 @@ Expected<bool> emitDotKernel(EmitterContext &ctx, const Instruction &dot,
   record.kc = tile.kc;
   record.mc = tile.mc;
   record.packedWeights = mode == RhsMode::Constant;
+  record.tasks = split.tasks;
   record.epilogue = epilogue->describe();
   recordKernel(ctx, std::move(record), fusion ? *fusion : dot, **function);
   return true;

@@ -31,6 +31,32 @@ std::vector<Value *> StridedRows::rows(EmitterContext &ctx, Value *firstRow,
   return pointers;
 }
 
+namespace {
+/// Tasks of fewer rows would re-read the packed weights too often: each
+/// task streams all of B over its rows.
+constexpr int64_t kMinRowsPerTask = 24;
+} // namespace
+
+TaskSplit splitGemm(const GemmShape &shape, int64_t k, int64_t batches) {
+  int64_t mr = shape.tile.mr;
+  int64_t tiles = shape.m / mr;
+  return splitUnits(tiles, 2 * mr * shape.n * k * batches,
+                    (kMinRowsPerTask + mr - 1) / mr);
+}
+
+GemmRows gemmTaskRows(EmitterContext &ctx, const GemmShape &shape,
+                      const TaskSplit &split, Value *firstTask,
+                      Value *lastTask) {
+  if (!split.split())
+    return {};
+  llvm::IRBuilder<> &b = ctx.builder();
+  int64_t mr = shape.tile.mr;
+  UnitRange tiles = taskUnits(ctx, split, shape.m / mr, firstTask, lastTask);
+  return {b.CreateNUWMul(tiles.begin, ctx.i64(mr)),
+          b.CreateNUWMul(tiles.end, ctx.i64(mr)),
+          b.CreateICmpEQ(lastTask, ctx.i64(split.tasks), "with.tail")};
+}
+
 GemmTile gemmTileFor(EmitterContext &ctx, ir::DType dtype, int64_t m, int64_t n,
                      int64_t k) {
   return ctx.target().gemmTile(int64_t(ir::byteSize(dtype)), m, n, k);
@@ -59,7 +85,8 @@ public:
   Error emit();
 
 private:
-  Error emitRowBlocks(int64_t fullRows, int64_t fullPanels, int64_t tailCols);
+  Error emitRowBlocks(Value *firstRow, Value *endRow, int64_t fullPanels,
+                      int64_t tailCols);
   Error emitTailRows(int64_t firstRow, int64_t rows, int64_t fullPanels,
                      int64_t tailCols);
   Error emitTile(Value *row0, Value *panel0, const TilePlan &plan);
@@ -112,26 +139,44 @@ Error GemmEmitter::emit() {
   int64_t mr = shape_.tile.mr;
   int64_t fullPanels = shape_.n / nr_, tailCols = shape_.n % nr_;
   int64_t fullRows = shape_.m / mr * mr, tailRows = shape_.m % mr;
+  const GemmRows &range = ops_.rows;
+  auto tail = [&] {
+    return emitTailRows(fullRows, tailRows, fullPanels, tailCols);
+  };
+  if (!range.first) {
+    if (fullRows > 0)
+      if (Error e = emitRowBlocks(ctx_.i64(0), ctx_.i64(fullRows), fullPanels,
+                                  tailCols))
+        return e;
+    return tailRows > 0 ? tail() : Error::success();
+  }
+  // One task's rows: the same tiles, in the same order, as without a split.
   if (fullRows > 0)
-    if (Error e = emitRowBlocks(fullRows, fullPanels, tailCols))
+    if (Error e = emitIf(
+            ctx_, b_.CreateICmpULT(range.first, range.end),
+            [&] {
+              return emitRowBlocks(range.first, range.end, fullPanels,
+                                   tailCols);
+            },
+            "gemm.rows"))
       return e;
   if (tailRows > 0)
-    return emitTailRows(fullRows, tailRows, fullPanels, tailCols);
+    return emitIf(ctx_, range.withTail, tail, "gemm.tail");
   return Error::success();
 }
 
 /// Full tiles: blocks of MC rows, then panels, then MR-row tiles, so a
 /// block of A stays in L2 while every panel of B passes over it.
-Error GemmEmitter::emitRowBlocks(int64_t fullRows, int64_t fullPanels,
-                                 int64_t tailCols) {
+Error GemmEmitter::emitRowBlocks(Value *firstRow, Value *endRow,
+                                 int64_t fullPanels, int64_t tailCols) {
   int64_t mr = shape_.tile.mr;
   int64_t mc = std::max(mr, shape_.tile.mc / mr * mr);
   return emitRangeLoop(
-      ctx_, ctx_.i64(0), ctx_.i64(fullRows), mc,
+      ctx_, firstRow, endRow, mc,
       [&](Value *ic) -> Error {
         Value *end = b_.CreateNUWAdd(ic, ctx_.i64(mc));
-        Value *icEnd = b_.CreateSelect(
-            b_.CreateICmpULT(end, ctx_.i64(fullRows)), end, ctx_.i64(fullRows));
+        Value *icEnd =
+            b_.CreateSelect(b_.CreateICmpULT(end, endRow), end, endRow);
         auto rowTiles = [&](Value *panel, TilePlan plan) {
           return emitRangeLoop(
               ctx_, ic, icEnd, mr,

@@ -20,6 +20,7 @@
 #ifndef KILN_LIB_CODEGEN_KERNELS_GEMM_H
 #define KILN_LIB_CODEGEN_KERNELS_GEMM_H
 
+#include "../Parallel.h"
 #include "Epilogue.h"
 
 #include "kiln/CodeGen/TargetInfo.h"
@@ -78,8 +79,17 @@ struct GemmShape {
   GemmTile tile;
 };
 
+/// The rows one call computes when the GEMM is split into tasks of whole
+/// MR-row tiles: the full tiles of rows [first, end) (multiples of MR) and,
+/// where `withTail` (i1) holds, the M % MR rows after every full tile.
+/// Null values: every row.
+struct GemmRows {
+  llvm::Value *first = nullptr, *end = nullptr, *withTail = nullptr;
+};
+
 /// Where one GEMM reads and writes, as values inside the kernel function.
 struct GemmOperands {
+  GemmRows rows;
   const RowSource *a = nullptr;
   llvm::Value *b = nullptr, *c = nullptr;
   llvm::Value *linearBase = nullptr;  ///< output element index of C[0, 0]
@@ -90,6 +100,16 @@ struct GemmOperands {
 /// Emits the whole GEMM into the current function.
 Error emitGemm(EmitterContext &ctx, const GemmShape &shape,
                const GemmOperands &operands, const Epilogue &epilogue);
+
+/// The split of `batches` GEMMs of `shape` with contraction length `k` into
+/// tasks of whole MR-row tiles, each covering its rows in every batch (the
+/// M % MR tail rows go with the last task).
+TaskSplit splitGemm(const GemmShape &shape, int64_t k, int64_t batches);
+
+/// The rows tasks [firstTask, lastTask) of `split` compute.
+GemmRows gemmTaskRows(EmitterContext &ctx, const GemmShape &shape,
+                      const TaskSplit &split, llvm::Value *firstTask,
+                      llvm::Value *lastTask);
 
 /// The tile for `dtype`, an m x n output and contraction length k.
 GemmTile gemmTileFor(EmitterContext &ctx, ir::DType dtype, int64_t m, int64_t n,

@@ -11,7 +11,7 @@ using llvm::Value;
 Expected<llvm::Function *>
 kernelFunction(EmitterContext &ctx, const std::string &key, size_t pointerArgs,
                llvm::function_ref<Error(llvm::Function &)> body,
-               size_t writtenArgs) {
+               size_t writtenArgs, bool taskRange) {
   auto &cache = ctx.kernelFunctions();
   auto found = cache.find(key);
   if (found != cache.end())
@@ -19,6 +19,8 @@ kernelFunction(EmitterContext &ctx, const std::string &key, size_t pointerArgs,
   llvm::LLVMContext &context = ctx.context();
   std::vector<llvm::Type *> params(pointerArgs,
                                    llvm::PointerType::getUnqual(context));
+  if (taskRange)
+    params.insert(params.end(), 2, llvm::Type::getInt64Ty(context));
   auto *type =
       llvm::FunctionType::get(llvm::Type::getVoidTy(context), params, false);
   std::string name = "kiln.kernel." + std::to_string(cache.size());
@@ -39,6 +41,10 @@ kernelFunction(EmitterContext &ctx, const std::string &key, size_t pointerArgs,
       function->addParamAttr(unsigned(i), llvm::Attribute::NoAlias);
     else
       function->addParamAttr(unsigned(i), llvm::Attribute::ReadOnly);
+  }
+  if (taskRange) {
+    function->getArg(unsigned(pointerArgs))->setName("first.task");
+    function->getArg(unsigned(pointerArgs + 1))->setName("last.task");
   }
   cache[key] = function;
 
@@ -72,6 +78,22 @@ static void markExplicitlyVectorized(EmitterContext &ctx,
               c, {llvm::MDString::get(c, "llvm.loop.unroll.disable")})});
   loop->replaceOperandWith(0, loop);
   latch.setMetadata(llvm::LLVMContext::MD_loop, loop);
+}
+
+Error emitIf(EmitterContext &ctx, Value *condition,
+             llvm::function_ref<Error()> body, const llvm::Twine &name) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  llvm::Function *function = b.GetInsertBlock()->getParent();
+  auto *then = llvm::BasicBlock::Create(ctx.context(), name, function);
+  auto *done =
+      llvm::BasicBlock::Create(ctx.context(), name + ".done", function);
+  b.CreateCondBr(condition, then, done);
+  b.SetInsertPoint(then);
+  if (Error e = body())
+    return e;
+  b.CreateBr(done);
+  b.SetInsertPoint(done);
+  return Error::success();
 }
 
 bool hasKernelDtype(const ir::Instruction &contraction) {

@@ -25,10 +25,16 @@ namespace kiln::codegen::kernels {
 /// insertion point is restored afterwards) and must leave the builder at a
 /// point where `ret void` can be emitted. The first `writtenArgs` arguments
 /// are written (noalias: the output, and scratch); the others are read-only.
+/// With `taskRange`, two i64 arguments follow the pointers: the tasks
+/// [first, last) of the kernel's split this call computes (Parallel.h).
 Expected<llvm::Function *>
 kernelFunction(EmitterContext &ctx, const std::string &key, size_t pointerArgs,
                llvm::function_ref<Error(llvm::Function &)> body,
-               size_t writtenArgs = 1);
+               size_t writtenArgs = 1, bool taskRange = false);
+
+/// Emits `body` where `condition` holds.
+Error emitIf(EmitterContext &ctx, llvm::Value *condition,
+             llvm::function_ref<Error()> body, const llvm::Twine &name);
 
 /// Whether the kernels compute `contraction` (a dot or convolution): f32 or
 /// f64 result and operands of the same type.

@@ -69,6 +69,19 @@ static inline const char *kiln_status_string(int status) {
   }
 }
 
+/* The caller's thread pool, for NAME_run_parallel (docs/abi.md).
+ * parallel_for(ctx, n, fn, arg) must call fn(arg, i) exactly once for every
+ * i in [0, n), in any order and on any threads (the calling thread
+ * included), and return only when all calls have returned. The generated
+ * code never calls it from inside fn. kiln/runtime_threads.h ships one
+ * implementation (a pthread pool); any other (OpenMP, a work-stealing
+ * scheduler, an engine's job system) works too. */
+typedef struct kiln_parallel {
+  void (*parallel_for)(void *ctx, int64_t n, void (*fn)(void *arg, int64_t i),
+                       void *arg);
+  void *ctx;
+} kiln_parallel;
+
 /* KILN_OK when a header generated for ABI `abi_version` (its
  * NAME_ABI_VERSION) works with this runtime. */
 static inline int kiln_check_abi(int abi_version) {

@@ -1,0 +1,172 @@
+//===- Parallel.cpp - Kernels split into tasks for the caller's pool ------===//
+#include "Parallel.h"
+
+#include <llvm/IR/Constants.h>
+#include <llvm/IR/Module.h>
+
+#include <algorithm>
+
+namespace kiln::codegen {
+
+using llvm::Value;
+
+namespace {
+/// A task below ~100k flops (a few microseconds) costs more to hand to
+/// another thread than it saves.
+constexpr int64_t kMinTaskFlops = 100'000;
+/// Enough tasks to balance 2-8 threads; more only adds dispatch overhead.
+constexpr int64_t kMaxTasks = 32;
+} // namespace
+
+TaskSplit splitUnits(int64_t units, int64_t flopsPerUnit,
+                     int64_t minUnitsPerTask) {
+  TaskSplit split;
+  split.unitsPerTask = std::max<int64_t>(units, 1);
+  if (units <= 1 || flopsPerUnit <= 0)
+    return split;
+  int64_t byFlops = units * flopsPerUnit / kMinTaskFlops;
+  int64_t byUnits = units / std::max<int64_t>(minUnitsPerTask, 1);
+  int64_t wanted = std::min({byFlops, byUnits, kMaxTasks});
+  if (wanted <= 1)
+    return split;
+  split.unitsPerTask = (units + wanted - 1) / wanted;
+  split.tasks = (units + split.unitsPerTask - 1) / split.unitsPerTask;
+  return split;
+}
+
+UnitRange taskUnits(EmitterContext &ctx, const TaskSplit &split, int64_t units,
+                    Value *firstTask, Value *lastTask) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  Value *perTask = ctx.i64(split.unitsPerTask);
+  Value *end = b.CreateNUWMul(lastTask, perTask);
+  Value *all = ctx.i64(units);
+  return {b.CreateNUWMul(firstTask, perTask),
+          b.CreateSelect(b.CreateICmpULT(end, all), end, all, "task.end")};
+}
+
+std::string parallelEntryName(const std::string &entryName) {
+  return entryName + "_parallel";
+}
+
+/// `task(void *frame, int64_t i)`: loads the kernel's pointers from the
+/// frame the call site filled and runs task i. One per kernel function.
+static llvm::Function *taskFunction(EmitterContext &ctx, llvm::Function &kernel,
+                                    size_t pointers) {
+  llvm::Function *&task =
+      ctx.kernelFunctions()["task of " + kernel.getName().str()];
+  if (task)
+    return task;
+  llvm::LLVMContext &c = ctx.context();
+  llvm::Type *ptr = llvm::PointerType::getUnqual(c);
+  llvm::Type *i64 = llvm::Type::getInt64Ty(c);
+  auto *type =
+      llvm::FunctionType::get(llvm::Type::getVoidTy(c), {ptr, i64}, false);
+  task = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage,
+                                kernel.getName() + ".task", ctx.module());
+  task->addFnAttr(llvm::Attribute::NoUnwind);
+  task->addFnAttr("no-builtins");
+  for (const char *attr : {"target-cpu", "target-features", "unsafe-fp-math"})
+    if (kernel.hasFnAttribute(attr))
+      task->addFnAttr(kernel.getFnAttribute(attr));
+
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "entry", task));
+  std::vector<Value *> args;
+  for (size_t i = 0; i < pointers; ++i)
+    args.push_back(b.CreateAlignedLoad(
+        ptr, b.CreateConstInBoundsGEP1_64(ptr, task->getArg(0), i),
+        llvm::Align(8)));
+  Value *index = task->getArg(1);
+  args.push_back(index);
+  args.push_back(b.CreateNUWAdd(index, b.getInt64(1)));
+  b.CreateCall(&kernel, args);
+  b.CreateRetVoid();
+  return task;
+}
+
+/// Hands every task to pool->parallel_for; the frame holding the kernel's
+/// pointers lives on this function's stack until parallel_for returns.
+static void emitPoolCall(EmitterContext &ctx, llvm::Function &kernel,
+                         llvm::ArrayRef<Value *> pointers, int64_t tasks,
+                         Value *pool) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  llvm::Type *ptr = b.getPtrTy();
+  llvm::Function *caller = b.GetInsertBlock()->getParent();
+  auto *frameType = llvm::ArrayType::get(ptr, pointers.size());
+  llvm::AllocaInst *frame;
+  {
+    llvm::IRBuilder<> entry(&caller->getEntryBlock(),
+                            caller->getEntryBlock().begin());
+    frame = entry.CreateAlloca(frameType, nullptr, "task.frame");
+    frame->setAlignment(llvm::Align(8));
+  }
+  b.CreateLifetimeStart(frame);
+  for (size_t i = 0; i < pointers.size(); ++i)
+    b.CreateAlignedStore(pointers[i],
+                         b.CreateConstInBoundsGEP1_64(ptr, frame, i),
+                         llvm::Align(8));
+  // kiln_parallel is { parallel_for, ctx }: two pointers (runtime.h).
+  Value *parallelFor = b.CreateAlignedLoad(ptr, pool, llvm::Align(8));
+  Value *poolContext = b.CreateAlignedLoad(
+      ptr, b.CreateConstInBoundsGEP1_64(ptr, pool, 1), llvm::Align(8));
+  auto *forType = llvm::FunctionType::get(
+      b.getVoidTy(), {ptr, b.getInt64Ty(), ptr, ptr}, false);
+  b.CreateCall(forType, parallelFor,
+               {poolContext, ctx.i64(tasks),
+                taskFunction(ctx, kernel, pointers.size()), frame});
+  b.CreateLifetimeEnd(frame);
+}
+
+void emitKernelCall(EmitterContext &ctx, llvm::Function &kernel,
+                    llvm::ArrayRef<Value *> pointers, const TaskSplit &split) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  auto callWhole = [&] {
+    std::vector<Value *> args(pointers.begin(), pointers.end());
+    args.push_back(ctx.i64(0));
+    args.push_back(ctx.i64(split.tasks));
+    b.CreateCall(&kernel, args);
+  };
+  Value *pool = ctx.parallelPool();
+  if (!split.split() || !pool) {
+    callWhole();
+    return;
+  }
+  llvm::Function *caller = b.GetInsertBlock()->getParent();
+  llvm::LLVMContext &c = ctx.context();
+  auto *viaPool = llvm::BasicBlock::Create(c, "tasks.pool", caller);
+  auto *serial = llvm::BasicBlock::Create(c, "tasks.serial", caller);
+  auto *join = llvm::BasicBlock::Create(c, "tasks.done", caller);
+  b.CreateCondBr(b.CreateIsNotNull(pool), viaPool, serial);
+  b.SetInsertPoint(viaPool);
+  emitPoolCall(ctx, kernel, pointers, split.tasks, pool);
+  b.CreateBr(join);
+  b.SetInsertPoint(serial);
+  callWhole();
+  b.CreateBr(join);
+  b.SetInsertPoint(join);
+}
+
+void emitSerialEntry(llvm::Function &body, const std::string &serialName) {
+  llvm::Module &module = *body.getParent();
+  llvm::LLVMContext &c = module.getContext();
+  llvm::Type *ptr = llvm::PointerType::getUnqual(c);
+  auto *type = llvm::FunctionType::get(llvm::Type::getInt32Ty(c),
+                                       {ptr, ptr, ptr}, false);
+  auto *serial = llvm::Function::Create(
+      type, llvm::GlobalValue::ExternalLinkage, serialName, module);
+  serial->setDoesNotThrow();
+  serial->getArg(0)->setName("args");
+  serial->getArg(1)->setName("results");
+  serial->getArg(2)->setName("arena");
+  for (const char *attr : {"target-cpu", "target-features", "no-builtins"})
+    if (body.hasFnAttribute(attr))
+      serial->addFnAttr(body.getFnAttribute(attr));
+  // One copy of the model's code: the serial entry only forwards.
+  body.addFnAttr(llvm::Attribute::NoInline);
+  llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "entry", serial));
+  Value *result = b.CreateCall(
+      &body, {serial->getArg(0), serial->getArg(1), serial->getArg(2),
+              llvm::ConstantPointerNull::get(llvm::PointerType::getUnqual(c))});
+  b.CreateRet(result);
+}
+
+} // namespace kiln::codegen
