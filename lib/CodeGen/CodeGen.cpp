@@ -1,11 +1,19 @@
 //===- CodeGen.cpp - The entry function and the per-opcode dispatch -------===//
 //
 // emitModule creates `int NAME_run(const void* const* args,
-// void* const* results, void* arena)`, emits every scheduled instruction of
-// the entry computation inline through the Emitters.def table, copies the
-// results that do not already live in their result buffer, writes the new
+// void* const* results, void* arena)`. Every scheduled instruction of the
+// entry computation is emitted through the Emitters.def table into an
+// internal function of its own, `NAME_run.<instruction>`, taking the same
+// three pointers; then one more, `NAME_run.results`, copies the results
+// that do not already live in their result buffer and writes the new
 // values of writable variables into their argument buffers (last, so no
-// instruction reads a half-updated variable), and returns 0.
+// instruction reads a half-updated variable). NAME_run calls them in
+// schedule order and returns 0.
+//
+// Why functions: LLVM's optimizer and code generator have passes that grow
+// faster than linearly with a function's size, and one function for a
+// whole model took most of the compile time; small functions also let the
+// LLVM work be split across threads (lib/Target/ParallelOptimize.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/CodeGen/CodeGen.h"
@@ -114,28 +122,76 @@ static Error writeBackArguments(EmitterContext &ctx) {
   return Error::success();
 }
 
+/// What every generated function carries: the target, and "no-builtins",
+/// which keeps LLVM from turning copy/fill loops into memcpy or memset
+/// calls (the object must link with nothing but itself).
+static void addCodeAttributes(llvm::Function &function,
+                              const CodeGenOptions &options,
+                              llvm::TargetMachine &machine) {
+  function.setDoesNotThrow();
+  function.addFnAttr("no-builtins");
+  function.addFnAttr("target-cpu", machine.getTargetCPU());
+  if (!machine.getTargetFeatureString().empty())
+    function.addFnAttr("target-features", machine.getTargetFeatureString());
+  if (options.fastMath)
+    function.addFnAttr("unsafe-fp-math", "true");
+}
+
+static llvm::FunctionType *entryType(llvm::LLVMContext &context,
+                                     llvm::Type *result) {
+  llvm::Type *ptr = llvm::PointerType::getUnqual(context);
+  return llvm::FunctionType::get(result, {ptr, ptr, ptr}, false);
+}
+
 static llvm::Function *createEntryFunction(llvm::Module &module,
                                            const CodeGenOptions &options,
                                            llvm::TargetMachine &machine) {
   llvm::LLVMContext &context = module.getContext();
-  llvm::Type *ptr = llvm::PointerType::getUnqual(context);
-  auto *type = llvm::FunctionType::get(llvm::Type::getInt32Ty(context),
-                                       {ptr, ptr, ptr}, false);
   auto *function = llvm::Function::Create(
-      type, llvm::GlobalValue::ExternalLinkage, options.entryName, module);
+      entryType(context, llvm::Type::getInt32Ty(context)),
+      llvm::GlobalValue::ExternalLinkage, options.entryName, module);
   function->getArg(0)->setName("args");
   function->getArg(1)->setName("results");
   function->getArg(2)->setName("arena");
-  function->setDoesNotThrow();
-  // "no-builtins" keeps LLVM from turning copy/fill loops into memcpy or
-  // memset calls: the object must link with nothing but itself.
-  function->addFnAttr("no-builtins");
-  function->addFnAttr("target-cpu", machine.getTargetCPU());
-  if (!machine.getTargetFeatureString().empty())
-    function->addFnAttr("target-features", machine.getTargetFeatureString());
-  if (options.fastMath)
-    function->addFnAttr("unsafe-fp-math", "true");
+  addCodeAttributes(*function, options, machine);
   return function;
+}
+
+/// Emits `body` into a new internal function `name`(args, results, arena)
+/// and calls it at the end of `entry`; a body that emits nothing (a
+/// parameter, a constant, a tuple) leaves no function and no call.
+static Error emitPiece(EmitterContext &ctx, llvm::Function &entry,
+                       const std::string &name,
+                       llvm::function_ref<Error()> body) {
+  llvm::LLVMContext &context = ctx.context();
+  auto *function = llvm::Function::Create(
+      entryType(context, llvm::Type::getVoidTy(context)),
+      llvm::GlobalValue::InternalLinkage, name, ctx.module());
+  for (unsigned i = 0; i < 3; ++i)
+    function->getArg(i)->setName(entry.getArg(i)->getName());
+  function->setAttributes(entry.getAttributes());
+  // Inlined back, the pieces would rebuild the one huge function.
+  function->addFnAttr(llvm::Attribute::NoInline);
+  auto *prologue = llvm::BasicBlock::Create(context, "prologue", function);
+  auto *start = llvm::BasicBlock::Create(context, "body", function);
+  llvm::IRBuilder<> &builder = ctx.builder();
+  builder.SetInsertPoint(start);
+  ctx.beginFunction(*function, *prologue);
+  Error error = body();
+  builder.CreateRetVoid();
+  llvm::BranchInst::Create(start, prologue);
+  builder.SetInsertPoint(&entry.back());
+  if (error)
+    return error;
+  bool empty = function->size() == 2 && prologue->size() == 1 &&
+               start->size() == 1;
+  if (empty) {
+    function->eraseFromParent();
+    return Error::success();
+  }
+  builder.CreateCall(function,
+                     {entry.getArg(0), entry.getArg(1), entry.getArg(2)});
+  return Error::success();
 }
 
 Expected<CodeGenResult> emitModule(const ir::Module &module,
@@ -152,13 +208,16 @@ Expected<CodeGenResult> emitModule(const ir::Module &module,
   TargetInfo target = TargetInfo::fromMachine(machine);
   EmitterContext ctx(*llvmModule, builder, buffers, options, target);
   ctx.setEntryFunction(entry);
-  ctx.setEntryArguments(entry->getArg(0), entry->getArg(1), entry->getArg(2));
   for (const ir::Instruction *instruction : buffers.schedule())
-    if (Error e = emitInstruction(ctx, *instruction))
+    if (Error e = emitPiece(ctx, *entry,
+                            options.entryName + "." + instruction->name(),
+                            [&] { return emitInstruction(ctx, *instruction); }))
       return e;
-  if (Error e = copyResults(ctx))
-    return e;
-  if (Error e = writeBackArguments(ctx))
+  if (Error e = emitPiece(ctx, *entry, options.entryName + ".results", [&] {
+        if (Error e = copyResults(ctx))
+          return e;
+        return writeBackArguments(ctx);
+      }))
     return e;
   builder.CreateRet(builder.getInt32(0));
 

@@ -53,6 +53,20 @@ enum class OutputKind { Object, Assembly, LLVMIR };
 /// Runs LLVM's optimization pipeline (O3 for the target) on `module` and
 /// then emits it; deterministic for the same module and target.
 Error optimizeModule(llvm::Module &module, llvm::TargetMachine &machine);
+/// The most threads --threads defaults to: LLVM work beyond that gains
+/// little and takes memory.
+constexpr unsigned kMaxThreads = 8;
+/// The hardware threads, between 1 and kMaxThreads.
+unsigned defaultThreadCount();
+
+/// optimizeModule on up to `threads` threads (ParallelOptimize.cpp): the
+/// module is split into a fixed number of partitions, each optimized in a
+/// context of its own, and linked back; the result does not depend on
+/// `threads`. Only the entry points keep external linkage, as before.
+Expected<std::unique_ptr<llvm::Module>>
+optimizeModuleInParallel(std::unique_ptr<llvm::Module> module,
+                         const ResolvedTarget &target, unsigned threads);
+
 Expected<std::string> emitModule(llvm::Module &module,
                                  llvm::TargetMachine &machine, OutputKind kind);
 
