@@ -59,10 +59,10 @@ constexpr unsigned kMaxThreads = 8;
 /// The hardware threads, between 1 and kMaxThreads.
 unsigned defaultThreadCount();
 
-/// optimizeModule on up to `threads` threads (ParallelOptimize.cpp): the
-/// module is split into a fixed number of partitions, each optimized in a
-/// context of its own, and linked back; the result does not depend on
-/// `threads`. Only the entry points keep external linkage, as before.
+/// optimizeModule on up to `threads` threads (ParallelOptimize.cpp): a
+/// large module is split into up to 8 partitions (how many depends on its
+/// size only), each optimized in a context of its own, and linked back; the
+/// result does not depend on `threads`. Symbols keep their linkage.
 Expected<std::unique_ptr<llvm::Module>>
 optimizeModuleInParallel(std::unique_ptr<llvm::Module> module,
                          const ResolvedTarget &target, unsigned threads);
