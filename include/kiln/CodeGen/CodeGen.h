@@ -3,7 +3,8 @@
 // Lowers a verified module plus its buffer assignment into one LLVM module
 // with a single external function, the C ABI entry point
 //   int NAME_run(const void* const* args, void* const* results, void* arena)
-// returning 0 on success. Everything else is internal. The generated code
+// returning 0 on success, which calls one internal function per scheduled
+// instruction in schedule order. Everything else is internal. The generated code
 // calls nothing outside the module except the symbols it reports in
 // `requiredSymbols` (ideally none).
 //
