@@ -188,8 +188,8 @@ static Error emitPiece(EmitterContext &ctx, llvm::Function &entry,
   builder.SetInsertPoint(&entry.back());
   if (error)
     return error;
-  bool empty = function->size() == 2 && prologue->size() == 1 &&
-               start->size() == 1;
+  bool empty =
+      function->size() == 2 && prologue->size() == 1 && start->size() == 1;
   if (empty) {
     function->eraseFromParent();
     return Error::success();

@@ -43,9 +43,8 @@ std::string PhaseTimes::table() const {
     return fmt::format("{:<{}}  {:>8.3f}  {:>8.3f}  {:>5.1f}%\n", phase.name,
                        width, phase.wallSeconds, phase.cpuSeconds, share);
   };
-  std::string out =
-      fmt::format("{:<{}}  {:>8}  {:>8}  {:>6}\n", "phase", width, "wall s",
-                  "cpu s", "share");
+  std::string out = fmt::format("{:<{}}  {:>8}  {:>8}  {:>6}\n", "phase", width,
+                                "wall s", "cpu s", "share");
   for (const PhaseTime &phase : phases_)
     out += row(phase);
   return out + row(total);

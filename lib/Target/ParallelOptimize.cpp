@@ -1,12 +1,12 @@
 //===- ParallelOptimize.cpp - LLVM optimization on several threads --------===//
 //
 // The module is split into partitions (llvm::SplitModule, functions dealt
-// out by size; how many depends on the module's size only), each partition is optimized in an
-// LLVMContext of its own on a pool of threads, and the optimized partitions
-// are linked back (llvm::Linker) in partition order. The partitions depend
-// only on the module, never on the thread count, and each is optimized by
-// the same deterministic pipeline, so the result is the same with 1 thread
-// or 64.
+// out by size; how many depends on the module's size only), each partition is
+// optimized in an LLVMContext of its own on a pool of threads, and the
+// optimized partitions are linked back (llvm::Linker) in partition order. The
+// partitions depend only on the module, never on the thread count, and each is
+// optimized by the same deterministic pipeline, so the result is the same with
+// 1 thread or 64.
 //
 // Splitting makes internal symbols external and hidden so that partitions
 // can refer to each other; after linking every symbol that existed before
@@ -100,12 +100,10 @@ std::map<std::string, DetachedData> detachLargeConstants(llvm::Module &module) {
   std::map<std::string, DetachedData> out;
   const llvm::DataLayout &layout = module.getDataLayout();
   for (llvm::GlobalVariable &global : module.globals()) {
-    if (!global.isConstant() || !global.hasInitializer() ||
-        !global.hasName() ||
+    if (!global.isConstant() || !global.hasInitializer() || !global.hasName() ||
         layout.getTypeAllocSize(global.getValueType()) <= kDetachBytes)
       continue;
-    out[global.getName().str()] = {global.getInitializer(),
-                                   global.getAlign()};
+    out[global.getName().str()] = {global.getInitializer(), global.getAlign()};
     global.setInitializer(nullptr);
     global.setLinkage(llvm::GlobalValue::ExternalLinkage);
   }
