@@ -50,15 +50,21 @@ class Bench:
         self.timing = Timing(quick)
 
     def compile(self, model_path, name, wdir, extra):
-        """kiln compile -> (manifest, wall seconds); then PREFIX.so for the addon."""
+        """kiln compile -> (manifest, wall seconds, CPU seconds, phases); then PREFIX.so for
+        the addon. Phases: [(name, wall s, cpu s)] from --time-phases."""
         prefix = os.path.join(wdir, name)
-        t0 = time.monotonic()
-        kilnrun.run([self.kiln, 'compile', model_path, '--name', name, '-o', prefix] + extra,
-                    timeout=3600)
+        cmd = [self.kiln, 'compile', model_path, '--name', name, '-o', prefix, '--time-phases']
+        t0, c0 = time.monotonic(), os.times()
+        proc = subprocess.run(cmd + extra, capture_output=True, text=True, timeout=3600)
         seconds = time.monotonic() - t0
+        c1 = os.times()
+        if proc.returncode != 0:
+            raise Failure(f'kiln compile exited {proc.returncode}: '
+                          + ' | '.join(proc.stderr.strip().splitlines()[-12:]))
+        cpu = (c1.children_user - c0.children_user) + (c1.children_system - c0.children_system)
         kilnrun.run(['gcc', '-shared', prefix + '.o', '-o', prefix + '.so'])
         with open(prefix + '.json') as f:
-            return json.load(f), seconds
+            return json.load(f), seconds, cpu, parse_phases(proc.stderr)
 
     def measure(self, kind, model_path, name, inputs, fetches=None, extra=(), label=None):
         """inputs: [(name, array)] in the reference's feed order. Returns a result row (dict)."""
@@ -69,7 +75,8 @@ class Bench:
                'reference': {'onnx': 'ONNX Runtime', 'tfjs': 'TF.js wasm'}[kind]}
         try:
             cname = re.sub(r'\W', '_', name)
-            manifest, row['compile_s'] = self.compile(model_path, cname, wdir, list(extra))
+            manifest, row['compile_s'], row['compile_cpu_s'], row['compile_phases'] = \
+                self.compile(model_path, cname, wdir, list(extra))
         except Failure as e:
             row['error'] = 'kiln compile: ' + str(e)[:300]
             return row
@@ -142,6 +149,17 @@ class Bench:
         except Failure as e:
             return 'no: ' + str(e)[:200]
         return 'yes'
+
+
+def parse_phases(stderr):
+    """The rows of `kiln compile --time-phases` (docs/cli.md) as [(phase, wall s, cpu s)],
+    without the total."""
+    phases = []
+    for line in stderr.splitlines():
+        m = re.match(r'^(\S.*?)\s+([0-9.]+)\s+([0-9.]+)\s+[0-9.]+%$', line)
+        if m and m.group(1) != 'total':
+            phases.append((m.group(1), float(m.group(2)), float(m.group(3))))
+    return phases
 
 
 def seeded_inputs(m):

@@ -84,6 +84,26 @@ def models_table(rows):
     return out
 
 
+def compile_table(rows):
+    """Compile time per model: wall and CPU seconds, then each --time-phases phase's wall
+    seconds (the phases as kiln printed them, in order)."""
+    names = []
+    for r in rows:
+        for name, _, _ in r.get('compile_phases') or []:
+            if name not in names:
+                names.append(name)
+    out = ['| model | wall s | CPU s | ' + ' | '.join(names) + ' |',
+           '|---|---:|---:|' + '---:|' * len(names)]
+    for r in rows:
+        if r.get('compile_s') is None:
+            continue
+        wall = {n: w for n, w, _ in r.get('compile_phases') or []}
+        out.append(f'| {r["model"]} | {fmt(r.get("compile_s"), 2)} | '
+                   f'{fmt(r.get("compile_cpu_s"), 2)} | '
+                   + ' | '.join(fmt(wall.get(n), 2) for n in names) + ' |')
+    return out
+
+
 def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
 
@@ -154,6 +174,9 @@ def render(res, command):
         if g is not None:
             lines += ['', f'Geometric mean of kiln/ONNX Runtime time over the ONNX models with '
                       f'matching outputs: **{g:.3f}**.']
+        if any(r.get('compile_phases') for r in rows):
+            lines += ['', '#### Compile time (`kiln compile --time-phases`, seconds)', '']
+            lines += compile_table(rows)
     micro = res.get('micro', {}).get('rows', []) + res.get('conv', {}).get('rows', [])
     if micro:
         lines += ['', '#### Micro-benchmarks (median of one call, 1 thread)', '']

@@ -77,27 +77,30 @@ llvm::Type *EmitterContext::computeType(DType dtype, unsigned lanes) {
 
 // --- Buffers ----------------------------------------------------------------
 
-void EmitterContext::setEntryArguments(Value *args, Value *results,
-                                       Value *arena) {
-  args_ = args;
-  results_ = results;
-  arena_ = arena;
-  // Load every buffer pointer once, in the entry block, so it dominates all
-  // uses; unused loads are deleted by LLVM.
-  llvm::Type *ptr = builder_.getPtrTy();
-  for (const ir::Instruction *instruction : buffers_.schedule()) {
-    if (instruction->opcode() != ir::Opcode::Parameter)
-      continue;
-    int64_t n = instruction->parameterNumber();
-    Value *slot = builder_.CreateConstInBoundsGEP1_64(ptr, args_, uint64_t(n));
-    argPointers_[n] =
-        builder_.CreateAlignedLoad(ptr, slot, llvm::Align(8), "arg" + std::to_string(n));
-  }
-  for (int64_t i = 0; i < buffers_.resultCount(); ++i) {
-    Value *slot = builder_.CreateConstInBoundsGEP1_64(ptr, results_, uint64_t(i));
-    resultPointers_[i] =
-        builder_.CreateAlignedLoad(ptr, slot, llvm::Align(8), "result" + std::to_string(i));
-  }
+void EmitterContext::beginFunction(llvm::Function &function,
+                                   llvm::BasicBlock &prologue) {
+  args_ = function.getArg(0);
+  results_ = function.getArg(1);
+  arena_ = function.getArg(2);
+  prologue_ = &prologue;
+  argPointers_.clear();
+  resultPointers_.clear();
+}
+
+Value *EmitterContext::bufferPointer(std::map<int64_t, Value *> &cache,
+                                     Value *array, int64_t index,
+                                     const std::string &name) {
+  auto found = cache.find(index);
+  if (found != cache.end())
+    return found->second;
+  llvm::IRBuilder<> prologue(prologue_);
+  llvm::Type *ptr = prologue.getPtrTy();
+  Value *slot =
+      prologue.CreateConstInBoundsGEP1_64(ptr, array, uint64_t(index));
+  Value *pointer = prologue.CreateAlignedLoad(ptr, slot, llvm::Align(8),
+                                              name + std::to_string(index));
+  cache[index] = pointer;
+  return pointer;
 }
 
 ValueRef EmitterContext::resolve(ValueRef value) const {
@@ -129,10 +132,11 @@ BufferRef EmitterContext::buffer(ValueRef value) {
   ref.align = ir::byteSize(shape.dtype());
   switch (slice.kind) {
   case BufferKind::Arg:
-    ref.address = argPointers_.at(slice.index);
+    ref.address = bufferPointer(argPointers_, args_, slice.index, "arg");
     break;
   case BufferKind::Result:
-    ref.address = resultPointers_.at(slice.index);
+    ref.address =
+        bufferPointer(resultPointers_, results_, slice.index, "result");
     break;
   case BufferKind::Constant:
     ref.address = constantGlobal(*value.instruction);
@@ -162,7 +166,8 @@ llvm::Value *EmitterContext::packingScratch(const ir::Instruction &dot) {
 
 BufferRef EmitterContext::resultBuffer(int64_t i) {
   const ir::Shape &shape = valueShape(buffers_.resultValue(i));
-  return {resultPointers_.at(i), shape.dtype(), shape.dims(),
+  return {bufferPointer(resultPointers_, results_, i, "result"), shape.dtype(),
+          shape.dims(),
           ir::byteSize(shape.dtype())};
 }
 

@@ -68,7 +68,8 @@ public:
                  const CodeGenOptions &options, const TargetInfo &target);
 
   llvm::IRBuilder<> &builder() { return builder_; }
-  /// The entry's arena pointer (set by setEntryArguments).
+  /// The arena pointer of the function being emitted (set by
+  /// beginFunction).
   llvm::Value *arena() const { return arena_; }
   llvm::Module &module() { return module_; }
   llvm::LLVMContext &context() { return module_.getContext(); }
@@ -103,9 +104,13 @@ public:
   llvm::Value *i64(int64_t value) { return builder_.getInt64(uint64_t(value)); }
 
   // --- Buffers ------------------------------------------------------------
-  /// Called by emitModule before emitting; binds the entry arguments.
-  void setEntryArguments(llvm::Value *args, llvm::Value *results,
-                         llvm::Value *arena);
+  /// Called by emitModule before emitting into `function`, whose first
+  /// three arguments are the entry's (args, results, arena). Buffer
+  /// pointers are loaded on first use into `prologue`, a block without
+  /// terminator that every other block of the function follows, so each
+  /// load dominates its uses and a function loads only what it touches.
+  /// Forgets the pointers loaded for the previous function.
+  void beginFunction(llvm::Function &function, llvm::BasicBlock &prologue);
   /// Whether `value` has memory of its own (top-level values, fusion
   /// parameters, values materialized inside a fusion).
   bool isMaterialized(analysis::ValueRef value) const;
@@ -248,16 +253,25 @@ public:
 
 private:
   analysis::ValueRef resolve(analysis::ValueRef value) const;
+  /// The caller's pointer `index` of the array `array` (args or results),
+  /// loaded once per function in its prologue.
+  llvm::Value *bufferPointer(std::map<int64_t, llvm::Value *> &cache,
+                             llvm::Value *array, int64_t index,
+                             const std::string &name);
 
   llvm::Module &module_;
   llvm::IRBuilder<> &builder_;
   const analysis::BufferAssignment &buffers_;
   const CodeGenOptions &options_;
   const TargetInfo &target_;
+  // The function being emitted: its pointer arguments, its prologue and
+  // the buffer pointers loaded there (valid in this function only).
   llvm::Value *args_ = nullptr, *results_ = nullptr, *arena_ = nullptr;
-  std::map<const ir::Instruction *, llvm::GlobalVariable *> constants_;
+  llvm::BasicBlock *prologue_ = nullptr;
   std::map<int64_t, llvm::Value *> argPointers_;
   std::map<int64_t, llvm::Value *> resultPointers_;
+  // Module-wide: constant globals are shared by every function.
+  std::map<const ir::Instruction *, llvm::GlobalVariable *> constants_;
   // Inner parameter -> fusion operand; inner root -> fusion (aliases).
   std::map<const ir::Instruction *, const ir::Instruction *> fusionParams_;
   int64_t weightsBytes_ = 0;

@@ -8,6 +8,7 @@
 #include "kiln/Driver/Optimize.h"
 #include "kiln/IR/Printer.h"
 #include "kiln/Support/FileUtils.h"
+#include "kiln/Support/PhaseTimes.h"
 #include "kiln/Target/Target.h"
 
 #include "llvm/IR/LLVMContext.h"
@@ -16,6 +17,7 @@
 #include "llvm/Transforms/Utils/Cloning.h"
 
 #include <filesystem>
+#include <optional>
 
 namespace kiln::driver {
 
@@ -85,6 +87,14 @@ std::string outputPrefix(const CompileOptions &options) {
   return std::filesystem::path(options.model).stem().string();
 }
 
+// The phases `kiln compile --time-phases` reports (docs/cli.md).
+constexpr const char *kPhaseImport = "import";
+constexpr const char *kPhasePasses = "HLO passes";
+constexpr const char *kPhaseIRGeneration = "LLVM IR generation";
+constexpr const char *kPhaseOptimization = "LLVM optimization";
+constexpr const char *kPhaseMachineCode = "machine code";
+constexpr const char *kPhaseWriting = "writing";
+
 aot::TensorInfo tensorInfo(std::string name, const ir::Shape &shape) {
   aot::TensorInfo tensor;
   tensor.name = std::move(name);
@@ -98,13 +108,15 @@ std::vector<analysis::ArgWriteBack>
 writeBacks(const import::ImportedModel &model);
 
 /// The machine-code half: generate, optimize, emit. Adds the files to
-/// `files` and fills the weights/symbols fields of `info`.
+/// `files`, fills the weights/symbols fields of `info` and times each step.
 Error generateCode(const import::ImportedModel &model,
                    const CompileOptions &options,
                    const target::ResolvedTarget &resolved,
                    const std::string &prefix, aot::ModelInfo &info,
-                   AtomicFileSet &files) {
+                   AtomicFileSet &files, PhaseTimes &phases) {
   const ir::Module &module = *model.module;
+  std::optional<PhaseTimer> timer;
+  timer.emplace(phases, kPhaseIRGeneration);
   Expected<analysis::BufferAssignment> buffers =
       analysis::BufferAssignment::build(module, writeBacks(model));
   if (!buffers)
@@ -120,9 +132,14 @@ Error generateCode(const import::ImportedModel &model,
       codegen::emitModule(module, *buffers, codegenOptions, context, **machine);
   if (!generated)
     return generated.takeError();
-  llvm::Module &llvmModule = *generated->module;
-  if (Error error = target::optimizeModule(llvmModule, **machine))
-    return error;
+  timer.emplace(phases, kPhaseOptimization);
+  auto optimized = target::optimizeModuleInParallel(
+      std::move(generated->module), resolved,
+      options.threads ? options.threads : target::defaultThreadCount());
+  if (!optimized)
+    return optimized.takeError();
+  llvm::Module &llvmModule = **optimized;
+  timer.emplace(phases, kPhaseMachineCode);
 
   info.arenaBytes = buffers->arenaBytes();
   info.arenaAlignment = analysis::BufferAssignment::kArenaAlignment;
@@ -254,18 +271,28 @@ Expected<CompileResult> compileModel(const CompileOptions &options) {
       target::resolveTarget({options.triple, options.cpu, options.features});
   if (!resolved)
     return resolved.takeError();
+  PhaseTimes phases;
+  std::optional<PhaseTimer> timer;
+  timer.emplace(phases, kPhaseImport);
   Expected<import::ImportedModel> imported =
       importModel(options.model, options.import);
   if (!imported)
     return imported.takeError();
   // Optimized before buffer assignment; `kiln run --reference` keeps
   // evaluating the unoptimized import, so e2e tests compare the two.
+  timer.emplace(phases, kPhasePasses);
   Expected<std::unique_ptr<ir::Module>> optimized =
       optimizedCopy(*imported->module, options.optimize, options.fusion);
   if (!optimized)
     return optimized.takeError();
   imported->module = std::move(*optimized);
-  return compileImported(*imported, options);
+  timer.reset();
+  Expected<CompileResult> result = compileImported(*imported, options);
+  if (!result)
+    return result.takeError();
+  phases.append(result->phases);
+  result->phases = std::move(phases);
+  return result;
 }
 
 Expected<CompileResult> compileImported(const import::ImportedModel &imported,
@@ -306,14 +333,17 @@ Expected<CompileResult> compileImported(const import::ImportedModel &imported,
 
   AtomicFileSet files;
   if (Error error = generateCode(imported, options, *resolved, prefix,
-                                 result.info, files))
+                                 result.info, files, result.phases))
     return error;
-  files.add(prefix + ".h", aot::generateHeader(result.info));
-  files.add(prefix + ".json", aot::generateManifest(result.info));
-  if (wants(options.emit, "hlo"))
-    files.add(prefix + ".hlo", ir::printModule(**module));
-  if (Error error = files.commit())
-    return error;
+  {
+    PhaseTimer timer(result.phases, kPhaseWriting);
+    files.add(prefix + ".h", aot::generateHeader(result.info));
+    files.add(prefix + ".json", aot::generateManifest(result.info));
+    if (wants(options.emit, "hlo"))
+      files.add(prefix + ".hlo", ir::printModule(**module));
+    if (Error error = files.commit())
+      return error;
+  }
   return result;
 }
 

@@ -66,10 +66,11 @@ runWithJit(const ir::Module &module, std::vector<ir::Literal> &args,
       codegen::emitModule(module, *buffers, options, *context, **machine);
   if (!generated)
     return generated.takeError();
-  if (Error error = target::optimizeModule(*generated->module, **machine))
-    return error;
-  auto jit =
-      target::Jit::create(std::move(generated->module), std::move(context));
+  auto optimized = target::optimizeModuleInParallel(
+      std::move(generated->module), *host, target::defaultThreadCount());
+  if (!optimized)
+    return optimized.takeError();
+  auto jit = target::Jit::create(std::move(*optimized), std::move(context));
   if (!jit)
     return jit.takeError();
   Expected<target::EntryFunction> entry = (*jit)->lookup(kEntryName);

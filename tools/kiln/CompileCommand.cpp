@@ -51,9 +51,17 @@ void addCompileCommand(CLI::App &app, Runner &runner) {
   command->add_flag("--no-fusion", [options](int64_t) { options->fusion = false; },
                     "Skip the fusion passes only (output, loop and input "
                     "fusions)");
-  command->callback([options, emit, noOpt, &runner] {
+  auto timePhases = std::make_shared<bool>(false);
+  command->add_flag("--time-phases", *timePhases,
+                    "Print the wall and CPU seconds of every compile phase "
+                    "to stderr");
+  command->add_option("--threads", options->threads,
+                      "Threads for LLVM optimization (default: the hardware "
+                      "threads, at most 8); the output does not depend on it")
+      ->check(CLI::Range(1u, 256u));
+  command->callback([options, emit, noOpt, timePhases, &runner] {
     options->optimize = !*noOpt;
-    runner = [options, emit]() -> Error {
+    runner = [options, emit, timePhases]() -> Error {
       options->emit = driver::splitList(*emit);
       auto result = driver::compileModel(*options);
       if (!result)
@@ -62,6 +70,8 @@ void addCompileCommand(CLI::App &app, Runner &runner) {
         std::fprintf(stderr, "warning: %s\n", warning.c_str());
       for (const std::string &file : result->files)
         std::printf("wrote %s\n", file.c_str());
+      if (*timePhases)
+        std::fprintf(stderr, "%s", result->phases.table().c_str());
       return Error::success();
     };
   });

@@ -4,8 +4,9 @@
 // with two external functions, the C ABI entry points
 //   int NAME_run(const void* const* args, void* const* results, void* arena)
 //   int NAME_run_parallel(..., void* arena, const kiln_parallel* pool)
-// returning 0 on success (NAME_run is NAME_run_parallel without a pool).
-// Everything else is internal. The generated code
+// returning 0 on success (NAME_run is NAME_run_parallel without a pool),
+// which calls one internal function per scheduled instruction in schedule
+// order. Everything else is internal. The generated code
 // calls nothing outside the module except the symbols it reports in
 // `requiredSymbols` (ideally none).
 //

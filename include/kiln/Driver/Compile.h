@@ -15,6 +15,7 @@
 #include "kiln/Import/Import.h"
 #include "kiln/IR/Module.h"
 #include "kiln/Support/Error.h"
+#include "kiln/Support/PhaseTimes.h"
 
 #include <string>
 #include <vector>
@@ -35,12 +36,16 @@ struct CompileOptions {
   bool optimize = true;
   /// Its fusion passes (--no-fusion turns them off).
   bool fusion = true;
+  /// Threads for the LLVM work (--threads); 0: the default
+  /// (target::defaultThreadCount). The object does not depend on it.
+  unsigned threads = 0;
 };
 
 struct CompileResult {
   aot::ModelInfo info;               ///< What the header and manifest say.
   std::vector<std::string> files;    ///< Every file written, in order.
   std::vector<std::string> warnings; ///< For the user (e.g. cross w/o --cpu).
+  PhaseTimes phases; ///< Where the time went (--time-phases).
 };
 
 /// `kiln compile`. On error no output file is created or changed.

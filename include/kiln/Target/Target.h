@@ -53,6 +53,20 @@ enum class OutputKind { Object, Assembly, LLVMIR };
 /// Runs LLVM's optimization pipeline (O3 for the target) on `module` and
 /// then emits it; deterministic for the same module and target.
 Error optimizeModule(llvm::Module &module, llvm::TargetMachine &machine);
+/// The most threads --threads defaults to: LLVM work beyond that gains
+/// little and takes memory.
+constexpr unsigned kMaxThreads = 8;
+/// The hardware threads, between 1 and kMaxThreads.
+unsigned defaultThreadCount();
+
+/// optimizeModule on up to `threads` threads (ParallelOptimize.cpp): a
+/// large module is split into up to 8 partitions (how many depends on its
+/// size only), each optimized in a context of its own, and linked back; the
+/// result does not depend on `threads`. Symbols keep their linkage.
+Expected<std::unique_ptr<llvm::Module>>
+optimizeModuleInParallel(std::unique_ptr<llvm::Module> module,
+                         const ResolvedTarget &target, unsigned threads);
+
 Expected<std::string> emitModule(llvm::Module &module,
                                  llvm::TargetMachine &machine, OutputKind kind);
 
