@@ -49,6 +49,11 @@ constexpr EmitterRow kEmitterTable[] = {
 } // namespace
 
 OpEmitter lookupEmitter(ir::Opcode opcode) {
+  // The generated rows: every opcode Opcodes.def marks as computed element
+  // by element.
+  if (ir::isKnownOpcode(opcode) &&
+      ir::inFusion(opcode) == ir::InFusion::Generated)
+    return &emitElemental;
   for (const EmitterRow &row : kEmitterTable)
     if (row.opcode == opcode)
       return row.emitter;
