@@ -85,6 +85,7 @@ void EmitterContext::beginFunction(llvm::Function &function,
   prologue_ = &prologue;
   argPointers_.clear();
   resultPointers_.clear();
+  generated_.clear(); // values of another function
 }
 
 Value *EmitterContext::bufferPointer(std::map<int64_t, Value *> &cache,
