@@ -350,8 +350,9 @@ bool rowVectorizable(EmitterContext &ctx, const Instruction &inst, bool top) {
 }
 
 /// A loop over `output` producing `inst`'s elements: over the linear index
-/// in vectors when the whole expression allows, else in row runs when
-/// rows are long enough, else element by element.
+/// in vectors when the whole expression allows, else in row runs (narrower
+/// vectors for rows narrower than a register: 8 channels still run on
+/// 8 lanes), else element by element.
 static Error emitGeneratorLoop(EmitterContext &ctx, const Instruction &inst,
                                const BufferRef &output) {
   ctx.clearGenerated();
@@ -359,10 +360,9 @@ static Error emitGeneratorLoop(EmitterContext &ctx, const Instruction &inst,
     return generateElement(ctx, inst, index);
   };
   bool linear = isLinear(ctx, inst, true);
-  if (!linear && !output.dims.empty() &&
-      output.dims.back() >= int64_t(ctx.vectorLanes(output.dtype)) &&
-      ctx.vectorLanes(output.dtype) > 1 && rowVectorizable(ctx, inst, true))
-    return ctx.emitRowLoop(output, generator);
+  unsigned lanes = ctx.rowLanes(output);
+  if (!linear && lanes > 1 && rowVectorizable(ctx, inst, true))
+    return ctx.emitRowLoop(output, lanes, generator);
   return ctx.emitElementLoop(output, linear, generator);
 }
 
@@ -414,10 +414,9 @@ static Error emitMultiOutputLoop(EmitterContext &ctx, const Instruction &fusion,
     return ctx.elementOf(*roots[0], index);
   };
   const BufferRef &first = outputs[0];
-  unsigned lanes = ctx.vectorLanes(first.dtype);
-  if (!linear && rows && !first.dims.empty() && lanes > 1 &&
-      first.dims.back() >= int64_t(lanes))
-    return ctx.emitRowLoop(first, generator);
+  unsigned lanes = ctx.rowLanes(first);
+  if (!linear && rows && lanes > 1)
+    return ctx.emitRowLoop(first, lanes, generator);
   return ctx.emitElementLoop(first, linear, generator);
 }
 

@@ -197,9 +197,14 @@ public:
   /// a loop nest over the outer dimensions, then row runs of vector width
   /// with a scalar tail. For generators that need the multi-dimensional
   /// index (a bias broadcast over NHWC) but read rows contiguously.
-  Error emitRowLoop(const BufferRef &output,
+  /// `lanes`: the vector width of the runs (rows narrower than the
+  /// target's vectors use narrower vectors; see rowLanes).
+  Error emitRowLoop(const BufferRef &output, unsigned lanes,
                     llvm::function_ref<Expected<llvm::Value *>(
                         const ElementIndex &)> generator);
+  /// The widest power-of-two vector of `output`'s dtype that fits its
+  /// innermost dimension and the target's registers (1: too narrow).
+  unsigned rowLanes(const BufferRef &output) const;
 
   // --- Fusion support (used by the fusion emitter) --------------------------
   /// While emitting a fused computation: inner parameter -> the fusion's

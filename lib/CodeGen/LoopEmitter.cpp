@@ -115,12 +115,20 @@ Error EmitterContext::emitElementLoop(
   }, "t");
 }
 
+unsigned EmitterContext::rowLanes(const BufferRef &output) const {
+  if (output.dims.empty())
+    return 1;
+  unsigned lanes = vectorLanes(output.dtype);
+  while (lanes > 1 && output.dims.back() < int64_t(lanes))
+    lanes /= 2;
+  return lanes;
+}
+
 Error EmitterContext::emitRowLoop(
-    const BufferRef &output,
+    const BufferRef &output, unsigned lanes,
     llvm::function_ref<Expected<Value *>(const ElementIndex &)> generator) {
   std::vector<int64_t> outer(output.dims.begin(), output.dims.end() - 1);
   int64_t row = output.dims.back();
-  unsigned lanes = vectorLanes(output.dtype);
   int64_t vectorEnd = row - row % lanes;
   return emitLoopNest(outer, [&](llvm::ArrayRef<Value *> prefix) -> Error {
     auto run = [&](Value *j, unsigned width) -> Error {

@@ -40,6 +40,8 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Transforms/Passes.h"
 
+#include "TransformUtils.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -298,15 +300,6 @@ private:
   bool scalar_ = false;  // the root reads operand elements one at a time
 };
 
-/// Values the entry returns: the root and, through tuples, its elements.
-void collectRootValues(const Instruction *value,
-                       std::set<const Instruction *> &out) {
-  out.insert(value);
-  if (value->opcode() == Opcode::Tuple)
-    for (const Instruction *operand : value->operands())
-      collectRootValues(operand, out);
-}
-
 /// Replaces a group's root by a fusion computing the whole group.
 class FusionRewriter {
 public:
@@ -397,7 +390,7 @@ public:
         continue;
       // Root values change as fusions replace them, so look again each time.
       std::set<const Instruction *> rootValues;
-      collectRootValues(entry->root(), rootValues);
+      transforms::collectRootValues(entry->root(), rootValues);
       std::vector<Instruction *> live = liveOrder(order, removed);
       Group group = GroupBuilder(rootValues, live).grow(consumer);
       if (group.fusedCount() == 0)

@@ -162,14 +162,6 @@ private:
   std::map<const Instruction *, Instruction *> outer_;
 };
 
-void collectRootValues(const Instruction *value,
-                       std::set<const Instruction *> &out) {
-  out.insert(value);
-  if (value->opcode() == Opcode::Tuple)
-    for (const Instruction *operand : value->operands())
-      collectRootValues(operand, out);
-}
-
 class MultiOutputFusionPass final : public Pass {
 public:
   std::string_view name() const override { return "multi-output-fusion"; }
@@ -228,7 +220,7 @@ private:
                     Instruction *producer,
                     std::vector<Instruction *> consumers) {
     std::set<const Instruction *> rootValues;
-    collectRootValues(entry.root(), rootValues);
+    transforms::collectRootValues(entry.root(), rootValues);
     bool producerIsOutput = rootValues.count(producer) != 0;
     std::string fusionName = consumers[0]->name() + ".multi";
 

@@ -36,6 +36,8 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Transforms/Passes.h"
 
+#include "TransformUtils.h"
+
 #include <algorithm>
 #include <map>
 #include <set>
@@ -64,15 +66,6 @@ struct Chain {
   }
   Instruction *last() const { return ops.empty() ? contraction : ops.back(); }
 };
-
-/// Values the entry returns: the root and, through tuples, its elements.
-void collectRootValues(const Instruction *value,
-                       std::set<const Instruction *> &out) {
-  out.insert(value);
-  if (value->opcode() == Opcode::Tuple)
-    for (const Instruction *operand : value->operands())
-      collectRootValues(operand, out);
-}
 
 bool isScalarLike(const Instruction *x) {
   if (x->shape().isTuple())
@@ -153,7 +146,7 @@ bool isChainStep(const Chain &chain, const Instruction *u, const Instruction *v,
 class ChainBuilder {
 public:
   explicit ChainBuilder(const ir::Computation &entry) {
-    collectRootValues(entry.root(), rootValues_);
+    transforms::collectRootValues(entry.root(), rootValues_);
   }
 
   /// The longest chain from `contraction` (possibly empty).

@@ -136,4 +136,12 @@ bool removeUncalledComputations(ir::Module &module) {
   return changed;
 }
 
+void collectRootValues(const ir::Instruction *root,
+                       std::set<const ir::Instruction *> &out) {
+  out.insert(root);
+  if (root->opcode() == ir::Opcode::Tuple)
+    for (const ir::Instruction *operand : root->operands())
+      collectRootValues(operand, out);
+}
+
 } // namespace kiln::transforms

@@ -12,6 +12,7 @@
 #include "kiln/IR/Module.h"
 
 #include <cstdint>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -49,6 +50,11 @@ std::vector<int64_t> inversePermutation(const std::vector<int64_t> &permutation)
 std::vector<int64_t> composePermutations(const std::vector<int64_t> &inner,
                                          const std::vector<int64_t> &outer);
 bool isIdentityPermutation(const std::vector<int64_t> &permutation);
+
+/// Adds the values `root` returns to `out`: itself and, through tuples, its
+/// elements (the fusion passes keep these materialized).
+void collectRootValues(const ir::Instruction *root,
+                       std::set<const ir::Instruction *> &out);
 
 /// Removes every computation (except the entry) that no fusion calls.
 /// Returns whether any was removed.
