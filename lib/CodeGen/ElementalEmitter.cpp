@@ -49,7 +49,8 @@ static Expected<Value *> generateBroadcast(EmitterContext &ctx,
   // dimension is the operand's innermost; otherwise one element repeats.
   bool alongRow = map.back() == inst.shape().rank() - 1;
   if (index.lanes == 1 || alongRow)
-    return operandAt(ctx, inst, 0, atIndices(std::move(operandIndex), index.lanes));
+    return operandAt(ctx, inst, 0,
+                     atIndices(std::move(operandIndex), index.lanes));
   Expected<Value *> element =
       operandAt(ctx, inst, 0, atIndices(std::move(operandIndex)));
   if (!element)
@@ -61,8 +62,8 @@ static Expected<Value *> generateReshape(EmitterContext &ctx,
                                          const Instruction &inst,
                                          const ElementIndex &index) {
   // Row-major reshape keeps the linear index.
-  ElementIndex operandIndex{{}, ctx.linearOf(index, inst.shape().dims()),
-                            index.lanes};
+  ElementIndex operandIndex{
+      {}, ctx.linearOf(index, inst.shape().dims()), index.lanes};
   const std::vector<int64_t> &dims = inst.operand(0)->shape().dims();
   // A row run maps onto one operand row (rowVectorizable checked that
   // output rows nest inside operand rows). A scalar result has no indices
@@ -79,7 +80,8 @@ static Expected<Value *> generateTranspose(EmitterContext &ctx,
   std::vector<Value *> operandIndex(perm.size());
   for (size_t i = 0; i < perm.size(); ++i)
     operandIndex[size_t(perm[i])] = index.indices[i];
-  return operandAt(ctx, inst, 0, atIndices(std::move(operandIndex), index.lanes));
+  return operandAt(ctx, inst, 0,
+                   atIndices(std::move(operandIndex), index.lanes));
 }
 
 static Expected<Value *> generateSlice(EmitterContext &ctx,
@@ -89,11 +91,13 @@ static Expected<Value *> generateSlice(EmitterContext &ctx,
   std::vector<Value *> operandIndex;
   for (size_t d = 0; d < index.indices.size(); ++d) {
     const ir::SliceDim &s = inst.attrs().slice[d];
-    Value *scaled = s.stride == 1 ? index.indices[d]
-                                  : b.CreateNUWMul(index.indices[d], ctx.i64(s.stride));
+    Value *scaled = s.stride == 1
+                        ? index.indices[d]
+                        : b.CreateNUWMul(index.indices[d], ctx.i64(s.stride));
     operandIndex.push_back(b.CreateNUWAdd(scaled, ctx.i64(s.start)));
   }
-  return operandAt(ctx, inst, 0, atIndices(std::move(operandIndex), index.lanes));
+  return operandAt(ctx, inst, 0,
+                   atIndices(std::move(operandIndex), index.lanes));
 }
 
 static Expected<Value *> generateReverse(EmitterContext &ctx,
@@ -104,7 +108,8 @@ static Expected<Value *> generateReverse(EmitterContext &ctx,
   for (int64_t d : inst.attrs().dimensions)
     operandIndex[size_t(d)] = ctx.builder().CreateSub(
         ctx.i64(dims[size_t(d)] - 1), operandIndex[size_t(d)]);
-  return operandAt(ctx, inst, 0, atIndices(std::move(operandIndex), index.lanes));
+  return operandAt(ctx, inst, 0,
+                   atIndices(std::move(operandIndex), index.lanes));
 }
 
 /// Every operand is read at a clamped (always in-bounds) index and the
@@ -122,8 +127,8 @@ static Expected<Value *> generateConcatenate(EmitterContext &ctx,
       continue;
     std::vector<Value *> operandIndex = index.indices;
     Value *local = b.CreateSub(index.indices[dim], ctx.i64(offset));
-    Value *clamped = b.CreateSelect(b.CreateICmpSLT(local, ctx.i64(0)),
-                                    ctx.i64(0), local);
+    Value *clamped =
+        b.CreateSelect(b.CreateICmpSLT(local, ctx.i64(0)), ctx.i64(0), local);
     clamped = b.CreateSelect(b.CreateICmpSGT(clamped, ctx.i64(size - 1)),
                              ctx.i64(size - 1), clamped);
     operandIndex[dim] = clamped;
@@ -194,8 +199,8 @@ static Expected<Value *> generateIota(EmitterContext &ctx,
     std::vector<llvm::Constant *> steps;
     for (unsigned i = 0; i < index.lanes; ++i)
       steps.push_back(ctx.builder().getInt64(i));
-    position = ctx.builder().CreateAdd(position,
-                                       llvm::ConstantVector::get(steps));
+    position =
+        ctx.builder().CreateAdd(position, llvm::ConstantVector::get(steps));
   }
   return emitConvert(ctx, ir::DType::S64, inst.shape().dtype(), position);
 }
@@ -384,8 +389,7 @@ static bool sharesOneLoop(const std::vector<const Instruction *> &roots) {
     return false;
   for (const Instruction *root : roots)
     if (ir::inFusion(root->opcode()) != ir::InFusion::Generated ||
-        root->shape().isTuple() ||
-        root->shape() != roots[0]->shape())
+        root->shape().isTuple() || root->shape() != roots[0]->shape())
       return false;
   return true;
 }
@@ -393,8 +397,9 @@ static bool sharesOneLoop(const std::vector<const Instruction *> &roots) {
 /// One loop writing every output at each index; values the outputs share
 /// (the producer a multi-output fusion exists for) are generated once per
 /// index through the value cache.
-static Error emitMultiOutputLoop(EmitterContext &ctx, const Instruction &fusion,
-                                 const std::vector<const Instruction *> &roots) {
+static Error
+emitMultiOutputLoop(EmitterContext &ctx, const Instruction &fusion,
+                    const std::vector<const Instruction *> &roots) {
   std::vector<BufferRef> outputs;
   bool linear = true, rows = true;
   for (size_t i = 0; i < roots.size(); ++i) {

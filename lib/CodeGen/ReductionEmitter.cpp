@@ -90,7 +90,8 @@ Error emitRowReduce(EmitterContext &ctx, const Instruction &instruction,
             return Error::success();
           }))
     return e;
-  std::vector<int64_t> rowDims(inShape.dims().begin(), inShape.dims().end() - 1);
+  std::vector<int64_t> rowDims(inShape.dims().begin(),
+                               inShape.dims().end() - 1);
   int64_t n = inShape.dims().back();
   return ctx.emitLoopNest(rowDims, [&](ArrayRef<Value *> row) -> Error {
     std::vector<Value *> inIndex(row.begin(), row.end()), outIndex;

@@ -12,7 +12,7 @@
 // kInput) grows a group through its operands. An operand P joins when it
 // can be generated per element (ir::isElementalInFusion) and
 //
-//   - every user of P is already in the group (no duplication), or
+//   - every user of P is a member the fusion replaces (no duplication), or
 //   - P is cheap: the group then computes its own copy of P and P stays
 //     for its other users. An expensive P (ir::CostClass::Expensive: exp,
 //     log, tanh, divide, power, ...) is never duplicated.
@@ -25,10 +25,11 @@
 //
 // A transpose that moves the innermost dimension neither joins nor roots a
 // fusion: it keeps its tiled kernel and leaves the loops around it
-// vectorized. A concatenate evaluates every operand for every output element (it
-// selects among them), so only data movement (reshape, broadcast,
-// transpose, slice, reverse: index arithmetic, no math) is fused through
-// it; arithmetic producers stay outside and are computed once. Scalar
+// vectorized. A concatenate evaluates every operand for every output
+// element (it selects among them), so only data movement (reshape,
+// broadcast, transpose, slice, reverse: index arithmetic, no math) is
+// fused through it; arithmetic producers stay outside and are computed
+// once. Scalar
 // constants are cloned into the group; array constants and everything else
 // become the fusion's operands, in first-use order. Contractions join only
 // through output fusions (the `output-fusion` pass); existing fusions are
@@ -183,9 +184,8 @@ public:
       if (!contains(member))
         continue;
       for (Instruction *operand : member->operands())
-        if (!contains(operand) &&
-            std::find(operands.begin(), operands.end(), operand) ==
-                operands.end())
+        if (!contains(operand) && std::find(operands.begin(), operands.end(),
+                                            operand) == operands.end())
           operands.push_back(operand);
     }
     return operands;
@@ -315,8 +315,8 @@ public:
     auto fused = std::make_unique<ir::Computation>(prefix);
     std::map<const Instruction *, Instruction *> inner;
     for (size_t i = 0; i < operands.size(); ++i)
-      inner[operands[i]] = fused->addParameter(
-          int64_t(i), operands[i]->shape(), "param_" + std::to_string(i));
+      inner[operands[i]] = fused->addParameter(int64_t(i), operands[i]->shape(),
+                                               "param_" + std::to_string(i));
     for (Instruction *member : order) {
       if (!group.contains(member))
         continue;
@@ -351,9 +351,9 @@ public:
 private:
   /// Removes members nothing reads any more, users before operands, then
   /// gives the fusion the root's name.
-  std::vector<Instruction *> removeDeadMembers(
-      const Group &group, const std::vector<Instruction *> &order,
-      Instruction *fusion, std::string name) {
+  std::vector<Instruction *>
+  removeDeadMembers(const Group &group, const std::vector<Instruction *> &order,
+                    Instruction *fusion, std::string name) {
     std::vector<Instruction *> removed;
     for (auto it = order.rbegin(); it != order.rend(); ++it) {
       Instruction *member = *it;

@@ -137,7 +137,8 @@ public:
     std::map<const Instruction *, Instruction *> inner;
     for (Instruction *body : value->calledComputation()->instructions()) {
       if (body->opcode() == Opcode::Parameter) {
-        inner[body] = operandOf(value->operand(size_t(body->parameterNumber())));
+        inner[body] =
+            operandOf(value->operand(size_t(body->parameterNumber())));
         continue;
       }
       if (body->opcode() == Opcode::Constant) {
@@ -147,9 +148,9 @@ public:
       std::vector<Instruction *> operands;
       for (Instruction *operand : body->operands())
         operands.push_back(inner.at(operand));
-      inner[body] = merged_.add(body->opcode(), body->shape(),
-                                std::move(operands), body->attrs(),
-                                body->name());
+      inner[body] =
+          merged_.add(body->opcode(), body->shape(), std::move(operands),
+                      body->attrs(), body->name());
     }
     return inner.at(value->calledComputation()->root());
   }
@@ -177,8 +178,8 @@ public:
       for (size_t i = 0; i < order.size(); ++i)
         position[order[i]] = i;
       for (Instruction *producer : order) {
-        std::vector<Instruction *> consumers = mergeableConsumers(
-            producer, position);
+        std::vector<Instruction *> consumers =
+            mergeableConsumers(producer, position);
         if (consumers.empty())
           continue;
         merge(module, *entry, producer, consumers);
@@ -254,8 +255,8 @@ private:
     for (size_t i = 0; i < replaced.size(); ++i) {
       ir::Attributes element;
       element.index = int64_t(i);
-      Instruction *value = entry.add(Opcode::GetTupleElement, shapes[i],
-                                     {fusion}, element);
+      Instruction *value =
+          entry.add(Opcode::GetTupleElement, shapes[i], {fusion}, element);
       Instruction *old = replaced[i];
       std::string name = old->name();
       old->replaceAllUsesWith(value);
