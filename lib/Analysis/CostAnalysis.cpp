@@ -75,16 +75,15 @@ bool readsSelectedElementsOnly(Opcode opcode) {
          opcode == Opcode::Gather;
 }
 
+/// Parameters, constants, tuples and get-tuple-element (InFusion `Read`)
+/// compute nothing: they read and write no bytes of their own.
+bool movesNoBytes(const Instruction &instruction) {
+  return ir::inFusion(instruction.opcode()) == ir::InFusion::Read;
+}
+
 int64_t bytesRead(const Instruction &instruction) {
-  switch (instruction.opcode()) {
-  case Opcode::Parameter:
-  case Opcode::Constant:
-  case Opcode::Tuple:
-  case Opcode::GetTupleElement:
+  if (movesNoBytes(instruction))
     return 0;
-  default:
-    break;
-  }
   bool selective = readsSelectedElementsOnly(instruction.opcode());
   std::set<const Instruction *> counted;
   int64_t bytes = 0;
@@ -99,15 +98,7 @@ int64_t bytesRead(const Instruction &instruction) {
 }
 
 int64_t bytesWritten(const Instruction &instruction) {
-  switch (instruction.opcode()) {
-  case Opcode::Parameter:
-  case Opcode::Constant:
-  case Opcode::Tuple:
-  case Opcode::GetTupleElement:
-    return 0;
-  default:
-    return arrayBytes(instruction.shape());
-  }
+  return movesNoBytes(instruction) ? 0 : arrayBytes(instruction.shape());
 }
 } // namespace
 
