@@ -1,10 +1,12 @@
 #!/usr/bin/env bash
-# The kiln demo on a fresh Debian 12 machine: installs what is missing (run
-# as root, e.g. through sudo), builds kiln in ./build, evaluates the shipped
-# HLO sample, compiles a sample for the host and AArch64 and links and runs a
-# C app with it, then does the same with TensorFlow's MNIST softmax example
-# (a GraphDef and its tfcompile config) and prints its test accuracy. Each
-# step is a function; new steps slot into main().
+# The kiln demo on a fresh Debian 12 machine: installs what is missing
+# (scripts/install-deps.sh: directly as root, through sudo otherwise), builds
+# kiln in ./build, evaluates the shipped HLO sample, compiles a sample for the
+# host and AArch64 and links and runs a C app with it, does the same with
+# TensorFlow's MNIST softmax example (a GraphDef and its tfcompile config) and
+# prints its test accuracy, then installs kiln into a prefix and builds a
+# CMake project against the installed package. Each step is a function; new
+# steps slot into main().
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -47,12 +49,23 @@ train_mnist_softmax() {
     --same-as "$out/mnist/x86_64/accuracy"
 }
 
+cmake_package() {
+  step "installing kiln into $out/prefix; building samples/cmake-consumer with find_package(kiln)"
+  rm -rf "$out/prefix" "$out/cmake-consumer"
+  cmake --install "$build" --prefix "$out/prefix" >/dev/null
+  cmake -G Ninja -S "$root/samples/cmake-consumer" -B "$out/cmake-consumer" \
+    -DCMAKE_PREFIX_PATH="$out/prefix" >/dev/null
+  cmake --build "$out/cmake-consumer"
+  "$out/cmake-consumer/classify" /usr/share/datasets/fashion-mnist 5
+}
+
 main() {
   install_deps
   build_kiln
   run_reference
   compile_and_link
   train_mnist_softmax
+  cmake_package
   step "demo finished"
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the Debian 12 packages kiln needs to build and test, and only those
-# that are missing. Idempotent; run as root (or through sudo).
+# that are missing. Idempotent. Run it as any user: as root it calls apt-get
+# directly (containers often have no sudo), otherwise through sudo.
 set -euo pipefail
 
 PACKAGES=(
@@ -14,6 +15,7 @@ PACKAGES=(
   g++-aarch64-linux-gnu qemu-user               # AArch64 cross tests
   python3-protobuf                              # TF.js / ONNX Runtime references (test/models, test/tf-ops)
   zlib1g-dev dataset-fashion-mnist              # MNIST softmax sample
+  pkg-config                                    # the kiln-runtime.pc test (samples/)
 )
 
 missing=()
@@ -32,13 +34,18 @@ if [[ ${#missing[@]} -eq 0 ]]; then
   exit 0
 fi
 
+# apt-get needs root: run it directly as root, through sudo otherwise.
+as_root=()
 if [[ $(id -u) -ne 0 ]]; then
-  echo "install-deps: missing packages: ${missing[*]}" >&2
-  echo "install-deps: run as root to install them: sudo $0" >&2
-  exit 1
+  if ! command -v sudo >/dev/null; then
+    echo "install-deps: missing packages: ${missing[*]}" >&2
+    echo "install-deps: error: installing them needs root, and there is no sudo: run $0 as root" >&2
+    exit 1
+  fi
+  as_root=(sudo)
 fi
 
-echo "install-deps: installing ${missing[*]}"
-export DEBIAN_FRONTEND=noninteractive
-apt-get update
-apt-get install -y --no-install-recommends "${missing[@]}"
+echo "install-deps: installing ${missing[*]}${as_root:+ (through sudo)}"
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get update
+"${as_root[@]}" env DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
+  "${missing[@]}"
