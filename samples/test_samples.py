@@ -8,6 +8,7 @@
                  Fashion-MNIST CNN's probabilities and predictions equal torch's
                  (test/models/fmnist/torch_outputs.npz); kiln reruns exactly when the model,
                  the flags or kiln change
+  toolchain-triple  the --target kiln_add_model takes from a toolchain file without TARGET
   embedded-c     samples/embedded-c for --arch x86_64 or aarch64 (toolchain file, run under
                  qemu-aarch64): no object calls malloc/free, the arena is static, the weights
                  are read-only, and the detected face matches BlazeFace run by TensorFlow.js
@@ -199,6 +200,59 @@ def test_cmake_consumer(args):
     check_against_torch(run([os.path.join(build_dir, 'classify'), FASHION_DATA,
                              str(FASHION_IMAGES)]))
     print('kiln reran after a flag, model or kiln change, and only then')
+
+
+# --- toolchain-triple --------------------------------------------------------------------------
+
+# (toolchain file lines or None for a native build, languages, the triple kiln_add_model must
+# pick, or an error it must give)
+TRIPLE_CASES = [
+    (None, 'NONE', ''),
+    (['CMAKE_SYSTEM_NAME Generic', 'CMAKE_SYSTEM_PROCESSOR aarch64'], 'NONE', 'aarch64-none-elf'),
+    (['CMAKE_SYSTEM_NAME Darwin', 'CMAKE_SYSTEM_PROCESSOR arm64'], 'NONE', 'arm64-apple-darwin'),
+    # A compiler target beats the system name and processor.
+    (['CMAKE_SYSTEM_NAME Linux', 'CMAKE_SYSTEM_PROCESSOR aarch64',
+      'CMAKE_C_COMPILER_TARGET aarch64-linux-android'], 'NONE', 'aarch64-linux-android'),
+    # So does the compiler's -dumpmachine (the processor name here is deliberately another).
+    (['CMAKE_SYSTEM_NAME Linux', 'CMAKE_SYSTEM_PROCESSOR arm64',
+      'CMAKE_C_COMPILER aarch64-linux-gnu-gcc'], 'C', 'aarch64-linux-gnu'),
+    (['CMAKE_SYSTEM_NAME Windows', 'CMAKE_SYSTEM_PROCESSOR x86_64'], 'NONE',
+     'error: pass TARGET'),
+]
+
+
+def test_toolchain_triple(args):
+    """Which --target kiln_add_model derives from a toolchain when TARGET is not given."""
+    work = fresh(args.work)
+    for k, (toolchain, languages, want) in enumerate(TRIPLE_CASES):
+        source = fresh(os.path.join(work, f'case{k}'))
+        with open(os.path.join(source, 'CMakeLists.txt'), 'w') as f:
+            f.write('cmake_minimum_required(VERSION 3.20)\n'
+                    f'project(triple LANGUAGES {languages})\n'
+                    'find_package(kiln REQUIRED)\n'
+                    '_kiln_toolchain_triple(triple)\n'
+                    'message(STATUS "kiln triple: [${triple}]")\n')
+        options = []
+        if toolchain:
+            with open(os.path.join(source, 'toolchain.cmake'), 'w') as f:
+                f.write(''.join(f'set({line})\n' for line in toolchain))
+            options.append(f'-DCMAKE_TOOLCHAIN_FILE={source}/toolchain.cmake')
+        command = ['cmake', '-S', source, '-B', os.path.join(source, 'build'),
+                   f'-DCMAKE_PREFIX_PATH={args.prefix}', *options]
+        proc = subprocess.run(command, capture_output=True, text=True, timeout=300)
+        output = proc.stdout + proc.stderr
+        m = re.search(r'kiln triple: \[(.*)\]', output)
+        if want.startswith('error: '):
+            if proc.returncode == 0 or want[len('error: '):] not in ' '.join(output.split()):
+                raise Failure(f'{toolchain}: expected an error saying "{want}":\n{output}')
+            got = want
+        elif proc.returncode != 0 or not m:
+            raise Failure(f'{toolchain}: configuring failed:\n{output}')
+        else:
+            got = m[1]
+        if got != want:
+            raise Failure(f'{toolchain or "native"}: triple "{got}", expected "{want}"')
+        print(f'{"; ".join(toolchain or ["native"])}: {got or "(host)"}')
 
 
 # --- embedded-c --------------------------------------------------------------------------------
@@ -404,7 +458,7 @@ def test_embedded_c(args):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument('command', choices=['install', 'pkg-config', 'cmake-consumer',
-                                            'embedded-c'])
+                                            'toolchain-triple', 'embedded-c'])
     parser.add_argument('--prefix', required=True, help='where kiln is (to be) installed')
     parser.add_argument('--work', help='scratch directory, emptied first')
     parser.add_argument('--build-dir', help='install: kiln\'s build directory')
@@ -414,8 +468,11 @@ def main():
         parser.error('install needs --build-dir')
     if args.command != 'install' and not args.work:
         parser.error(f'{args.command} needs --work')
+    args.prefix = os.path.abspath(args.prefix)
+    args.work = args.work and os.path.abspath(args.work)
     tests = {'install': test_install, 'pkg-config': test_pkg_config,
-             'cmake-consumer': test_cmake_consumer, 'embedded-c': test_embedded_c}
+             'cmake-consumer': test_cmake_consumer, 'toolchain-triple': test_toolchain_triple,
+             'embedded-c': test_embedded_c}
     try:
         tests[args.command](args)
     except (Failure, kilnrun.Failure) as e:
