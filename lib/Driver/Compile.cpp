@@ -133,9 +133,10 @@ Error generateCode(const import::ImportedModel &model,
   if (!generated)
     return generated.takeError();
   timer.emplace(phases, kPhaseOptimization);
+  unsigned threads =
+      options.threads ? options.threads : target::defaultThreadCount();
   auto optimized = target::optimizeModuleInParallel(
-      std::move(generated->module), resolved,
-      options.threads ? options.threads : target::defaultThreadCount());
+      std::move(generated->module), resolved, threads);
   if (!optimized)
     return optimized.takeError();
   llvm::Module &llvmModule = **optimized;
@@ -176,7 +177,8 @@ Error generateCode(const import::ImportedModel &model,
     files.add(prefix + ".s", std::move(*text));
   }
   auto object =
-      target::emitModule(llvmModule, **machine, target::OutputKind::Object);
+      target::emitObjectInParallel(llvmModule, **machine, resolved, threads,
+                                   options.codegenPartitions);
   if (!object)
     return object.takeError();
   files.add(prefix + ".o", std::move(*object));

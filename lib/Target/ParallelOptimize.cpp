@@ -12,47 +12,27 @@
 // can refer to each other; after linking every symbol that existed before
 // gets its own linkage back, so the object exports the entry point only.
 //
-// Only the optimizer runs in parallel: the object must be one file and kiln
-// has no linker, so machine code is generated once from the linked module.
+// Machine code is generated from the linked module, in partitions of its
+// own (ParallelCodeGen.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Target/Target.h"
 
-#include "llvm/Bitcode/BitcodeReader.h"
-#include "llvm/Bitcode/BitcodeWriter.h"
+#include "Partitions.h"
+
 #include "llvm/IR/LLVMContext.h"
 #include "llvm/IR/Module.h"
 #include "llvm/Linker/Linker.h"
-#include "llvm/Support/MemoryBuffer.h"
-#include "llvm/Support/raw_ostream.h"
 #include "llvm/Target/TargetMachine.h"
 #include "llvm/Transforms/Utils/SplitModule.h"
 
 #include <algorithm>
-#include <atomic>
 #include <map>
 #include <thread>
 
 namespace kiln::target {
 
 namespace {
-
-/// How many partitions a module is optimized in: one per this many LLVM
-/// instructions, at most kMaxPartitions. A function of the module only (the
-/// output must not depend on the thread count); small modules stay whole,
-/// as splitting, bitcode and linking cost more than they gain there.
-constexpr uint64_t kInstructionsPerPartition = 4000;
-/// More than the usual thread count, so that functions, dealt out by size
-/// round-robin, balance across threads.
-constexpr unsigned kMaxPartitions = 8;
-
-unsigned partitionCount(const llvm::Module &module) {
-  uint64_t instructions = 0;
-  for (const llvm::Function &function : module)
-    instructions += function.getInstructionCount();
-  uint64_t wanted = instructions / kInstructionsPerPartition + 1;
-  return unsigned(std::min<uint64_t>(wanted, kMaxPartitions));
-}
 
 /// What splitting changes about a symbol, to put back after linking.
 struct Visibility {
@@ -151,24 +131,6 @@ void dropUnusedLocalGlobals(llvm::Module &module) {
       global.eraseFromParent();
 }
 
-std::string toBitcode(const llvm::Module &module) {
-  std::string bytes;
-  llvm::raw_string_ostream stream(bytes);
-  llvm::WriteBitcodeToFile(module, stream);
-  stream.flush();
-  return bytes;
-}
-
-Expected<std::unique_ptr<llvm::Module>>
-fromBitcode(const std::string &bytes, llvm::LLVMContext &context) {
-  llvm::MemoryBufferRef buffer(bytes, "partition");
-  auto module = llvm::parseBitcodeFile(buffer, context);
-  if (!module)
-    return makeError("internal error: cannot read back an LLVM partition: {}",
-                     llvm::toString(module.takeError()));
-  return std::move(*module);
-}
-
 /// Optimizes one partition (bitcode in, bitcode out) in a context and with
 /// a target machine of its own, so partitions share nothing.
 Expected<std::string> optimizePartition(const std::string &bitcode,
@@ -184,22 +146,6 @@ Expected<std::string> optimizePartition(const std::string &bitcode,
   if (Error error = optimizeModule(**module, **machine))
     return error;
   return toBitcode(**module);
-}
-
-/// Runs work(i) for i in [0, count) on up to `threads` threads.
-void parallelFor(unsigned count, unsigned threads,
-                 const std::function<void(unsigned)> &work) {
-  std::atomic<unsigned> next{0};
-  auto worker = [&] {
-    for (unsigned i = next++; i < count; i = next++)
-      work(i);
-  };
-  std::vector<std::thread> pool;
-  for (unsigned t = 1; t < std::min(threads, count); ++t)
-    pool.emplace_back(worker);
-  worker();
-  for (std::thread &thread : pool)
-    thread.join();
 }
 
 Expected<std::unique_ptr<llvm::Module>>

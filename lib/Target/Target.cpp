@@ -31,10 +31,12 @@ void LLVMInitializeX86TargetInfo();
 void LLVMInitializeX86Target();
 void LLVMInitializeX86TargetMC();
 void LLVMInitializeX86AsmPrinter();
+void LLVMInitializeX86AsmParser();
 void LLVMInitializeAArch64TargetInfo();
 void LLVMInitializeAArch64Target();
 void LLVMInitializeAArch64TargetMC();
 void LLVMInitializeAArch64AsmPrinter();
+void LLVMInitializeAArch64AsmParser();
 }
 
 namespace kiln::target {
@@ -135,10 +137,14 @@ void initializeTargets() {
     LLVMInitializeX86Target();
     LLVMInitializeX86TargetMC();
     LLVMInitializeX86AsmPrinter();
+    // The parsers assemble the code that ParallelCodeGen.cpp generates as
+    // text on several threads.
+    LLVMInitializeX86AsmParser();
     LLVMInitializeAArch64TargetInfo();
     LLVMInitializeAArch64Target();
     LLVMInitializeAArch64TargetMC();
     LLVMInitializeAArch64AsmPrinter();
+    LLVMInitializeAArch64AsmParser();
   });
 }
 

@@ -224,7 +224,7 @@ class Harness:
                '--name', name, '-o', os.path.join(work, name)]
         if self.opts.cpu:
             cmd += ['--cpu', self.opts.cpu]
-        run(cmd)
+        run(cmd + self.opts.compile_flag)
         with open(os.path.join(work, name + '.json')) as f:
             return json.load(f)
 
@@ -305,6 +305,8 @@ def main():
         here, '..', '..', 'include', 'kiln', 'IR', 'Opcodes.def'))
     p.add_argument('--driver', default=os.path.join(here, 'driver.c'))
     p.add_argument('--jobs', type=int, default=2)
+    p.add_argument('--compile-flag', action='append', default=[],
+                   help='extra `kiln compile` argument (repeatable)')
     p.add_argument('--filter', default='', help='regex on case names')
     p.add_argument('--keep', action='store_true', help='keep work files')
     opts = p.parse_args()

@@ -56,9 +56,17 @@ void addCompileCommand(CLI::App &app, Runner &runner) {
                     "Print the wall and CPU seconds of every compile phase "
                     "to stderr");
   command->add_option("--threads", options->threads,
-                      "Threads for LLVM optimization (default: the hardware "
-                      "threads, at most 8); the output does not depend on it")
+                      "Threads for LLVM optimization and machine code "
+                      "(default: the hardware threads, at most 8); the output "
+                      "does not depend on it")
       ->check(CLI::Range(1u, 256u));
+  // Hidden, for tests: large modules are split by size alone; this puts
+  // small ones through the same path.
+  command
+      ->add_option("--codegen-partitions", options->codegenPartitions,
+                   "Generate machine code in this many partitions")
+      ->check(CLI::Range(1u, 64u))
+      ->group("");
   command->callback([options, emit, noOpt, timePhases, &runner] {
     options->optimize = !*noOpt;
     runner = [options, emit, timePhases]() -> Error {

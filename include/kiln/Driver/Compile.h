@@ -39,6 +39,9 @@ struct CompileOptions {
   /// Threads for the LLVM work (--threads); 0: the default
   /// (target::defaultThreadCount). The object does not depend on it.
   unsigned threads = 0;
+  /// Partitions of machine-code generation (hidden --codegen-partitions,
+  /// for tests); 0: by the module's size.
+  unsigned codegenPartitions = 0;
 };
 
 struct CompileResult {

@@ -70,6 +70,19 @@ optimizeModuleInParallel(std::unique_ptr<llvm::Module> module,
 Expected<std::string> emitModule(llvm::Module &module,
                                  llvm::TargetMachine &machine, OutputKind kind);
 
+/// emitModule(Object) with machine code generated on up to `threads`
+/// threads (ParallelCodeGen.cpp): a large module's functions are compiled
+/// to assembly in partitions (how many depends on its size only), and one
+/// object is assembled from them and the module's data. The object does not
+/// depend on `threads`. Consumes `module`: its function bodies are removed.
+/// `partitions` overrides the size rule (tests put small modules through
+/// the partitioned path with it); 0 keeps it.
+Expected<std::string> emitObjectInParallel(llvm::Module &module,
+                                           llvm::TargetMachine &machine,
+                                           const ResolvedTarget &target,
+                                           unsigned threads,
+                                           unsigned partitions = 0);
+
 } // namespace kiln::target
 
 #endif // KILN_TARGET_TARGET_H
