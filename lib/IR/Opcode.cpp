@@ -112,6 +112,10 @@ InFusion inFusion(Opcode opcode) { return info(opcode).inFusion; }
 
 CostClass costClass(Opcode opcode) { return info(opcode).cost; }
 
+bool isExpensive(Opcode opcode) {
+  return costClass(opcode) == CostClass::Expensive;
+}
+
 bool isElementalInFusion(Opcode opcode) {
   return inFusion(opcode) != InFusion::Materialized;
 }

@@ -58,12 +58,6 @@ using ir::Opcode;
 constexpr size_t kMaxFusedInstructions = 96;
 constexpr size_t kMaxFusionOperands = 32;
 
-/// Element ops whose cost is far above a load and a store, so computing
-/// them twice costs more than reading a materialized result.
-bool isExpensive(Opcode opcode) {
-  return ir::costClass(opcode) == ir::CostClass::Expensive;
-}
-
 /// A transpose that changes which dimension is innermost reads its operand
 /// with a stride along every output row. Alone it runs as a tiled
 /// transpose kernel; fused, it would make the whole loop scalar (the
@@ -261,7 +255,7 @@ private:
     forEachCandidate(group, [&](Instruction *operand, bool underConcatenate) {
       if (group.contains(operand) || rootValues_.count(operand) ||
           !group.onlyExclusiveUsers(operand) ||
-          (scalar_ && isExpensive(operand->opcode())))
+          (scalar_ && ir::isExpensive(operand->opcode())))
         return;
       grew |= admit(group, operand, true, underConcatenate);
     });
@@ -274,7 +268,7 @@ private:
       if (group.contains(operand))
         return;
       if (!isScalarConstant(operand) &&
-          (rereads_ || isExpensive(operand->opcode())))
+          (rereads_ || ir::isExpensive(operand->opcode())))
         return;
       grew |= admit(group, operand, false, underConcatenate);
     });

@@ -30,10 +30,6 @@ namespace {
 using ir::Instruction;
 using ir::Opcode;
 
-bool isExpensiveOpcode(Opcode opcode) {
-  return ir::costClass(opcode) == ir::CostClass::Expensive;
-}
-
 bool isLoopFusion(const Instruction *value) {
   return value->opcode() == Opcode::Fusion &&
          value->attrs().fusionKind == ir::FusionKind::Loop &&
@@ -49,11 +45,11 @@ bool isPlainElementwise(const Instruction *value) {
 /// storing it once.
 bool isExpensiveValue(const Instruction *value) {
   if (isPlainElementwise(value))
-    return isExpensiveOpcode(value->opcode());
+    return ir::isExpensive(value->opcode());
   if (!isLoopFusion(value))
     return false;
   for (const Instruction *inner : value->calledComputation()->instructions())
-    if (isExpensiveOpcode(inner->opcode()))
+    if (ir::isExpensive(inner->opcode()))
       return true;
   return false;
 }

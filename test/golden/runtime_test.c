@@ -6,13 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define EXPECT(cond)                                                           \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      printf("%s:%d: expected %s\n", __FILE__, __LINE__, #cond);               \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
+#include "expect.h"
 
 KILN_STATIC_ARENA(big_arena, 12288);
 KILN_STATIC_ARENA(empty_arena, 0);

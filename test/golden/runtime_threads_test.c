@@ -8,13 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#define EXPECT(cond)                                                           \
-  do {                                                                         \
-    if (!(cond)) {                                                             \
-      printf("%s:%d: expected %s\n", __FILE__, __LINE__, #cond);               \
-      return 1;                                                                \
-    }                                                                          \
-  } while (0)
+#include "expect.h"
 
 enum { kMaxTasks = 1000 };
 

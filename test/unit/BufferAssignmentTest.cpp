@@ -6,29 +6,20 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Analysis/BufferAssignment.h"
-#include "kiln/IR/Parser.h"
+
+#include "HloTestSupport.h"
 
 #include <catch2/catch.hpp>
 
 using namespace kiln;
 using namespace kiln::analysis;
+using hlotest::parse;
 
 namespace {
 
-std::unique_ptr<ir::Module> parse(const std::string &text) {
-  auto module = ir::parseModule(text, "test.hlo");
-  if (!module)
-    FAIL(module.errorMessage());
-  return std::move(*module);
-}
-
+/// slice() and liveRange() take the instruction's address.
 const ir::Instruction *find(const ir::Module &module, const std::string &name) {
-  for (const ir::Computation *c : module.computations())
-    for (const ir::Instruction *i : c->instructions())
-      if (i->name() == name)
-        return i;
-  FAIL("no instruction " << name);
-  return nullptr;
+  return &hlotest::find(module, name);
 }
 
 BufferAssignment assign(const ir::Module &module) {

@@ -5,30 +5,17 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Analysis/CostAnalysis.h"
-#include "kiln/IR/Parser.h"
+
+#include "HloTestSupport.h"
 
 #include <catch2/catch.hpp>
 
 using namespace kiln;
 using namespace kiln::analysis;
+using hlotest::find;
+using hlotest::parse;
 
 namespace {
-
-std::unique_ptr<ir::Module> parse(const std::string &text) {
-  auto module = ir::parseModule(text, "test.hlo");
-  if (!module)
-    FAIL(module.errorMessage());
-  return std::move(*module);
-}
-
-const ir::Instruction &find(const ir::Module &module, const std::string &name) {
-  for (const ir::Computation *c : module.computations())
-    for (const ir::Instruction *i : c->instructions())
-      if (i->name() == name)
-        return *i;
-  FAIL("no instruction " << name);
-  throw;
-}
 
 void checkCost(const Cost &cost, int64_t flops, int64_t read, int64_t written) {
   CHECK(cost.flops == flops);

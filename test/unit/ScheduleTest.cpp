@@ -7,21 +7,16 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Analysis/Schedule.h"
 #include "kiln/Analysis/BufferAssignment.h"
-#include "kiln/IR/Parser.h"
+
+#include "HloTestSupport.h"
 
 #include <catch2/catch.hpp>
 
 using namespace kiln;
 using namespace kiln::analysis;
+using hlotest::parse;
 
 namespace {
-
-std::unique_ptr<ir::Module> parse(const std::string &text) {
-  auto module = ir::parseModule(text, "test.hlo");
-  if (!module)
-    FAIL(module.errorMessage());
-  return std::move(*module);
-}
 
 BufferAssignment assign(const ir::Module &module,
                         const std::vector<ArgWriteBack> &writeBacks = {}) {

@@ -93,6 +93,9 @@ DTypeClasses acceptedDTypes(Opcode opcode);
 ResultDType resultDType(Opcode opcode);
 InFusion inFusion(Opcode opcode);
 CostClass costClass(Opcode opcode);
+/// CostClass::Expensive: computing it twice (a duplicated fusion producer)
+/// costs more than storing it once and reading it back.
+bool isExpensive(Opcode opcode);
 /// Whether code generation computes `opcode` element by element inside a
 /// fusion, or does not compute it at all (InFusion Generated or Read:
 /// elementwise ops, iota, constant, parameter, the index-only data movement
