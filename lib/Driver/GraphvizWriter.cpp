@@ -155,8 +155,9 @@ private:
 
   void addEdge(const std::string &from, const std::string &to,
                const std::string &label) {
-    edges_ += fmt::format("  {} -> {}{};\n", from, to,
-                          label.empty() ? "" : " [label=" + quoted(label) + "]");
+    std::string attributes =
+        label.empty() ? "" : " [label=" + quoted(label) + "]";
+    edges_ += fmt::format("  {} -> {}{};\n", from, to, attributes);
   }
 
   std::string out_, edges_;

@@ -198,10 +198,9 @@ ReportSection weightsReportSection(const ir::Module &module,
   ReportSection section;
   section.key = section.title = "weights";
   ObjectSizes sizes = sumObjectSizes(symbols);
-  section.text = fmt::format("weights: {} bytes in {} constants", sizes.weightBytes,
-                             rows.size());
-  section.text += fmt::format("; other read-only data: {} bytes\n",
-                              sizes.otherDataBytes);
+  section.text = fmt::format(
+      "weights: {} bytes in {} constants; other read-only data: {} bytes\n",
+      sizes.weightBytes, rows.size(), sizes.otherDataBytes);
   std::vector<std::vector<std::string>> cells;
   for (const WeightRow &row : rows)
     cells.push_back(

@@ -29,7 +29,7 @@ struct CompileOptions {
   std::string name;                  ///< --name; empty: the output file's stem.
   std::string cppNamespace;          ///< --namespace a::b for the C++ class.
   std::string outputPrefix;          ///< -o PREFIX; empty: model stem in cwd.
-  std::vector<std::string> emit;     ///< Extra outputs: llvm, asm, hlo, report, dot.
+  std::vector<std::string> emit; ///< Extra outputs: llvm, asm, hlo, report, dot.
   bool fastMath = false;
   /// Run the default optimization pipeline before buffer assignment
   /// (--no-opt turns it off).
@@ -59,9 +59,10 @@ Expected<CompileResult> compileModel(const CompileOptions &options);
 /// write-backs: those results are not in the header and manifest.
 /// `beforePasses` is the module before the HLO passes, drawn by --emit dot
 /// as the imported graph (null: `model`'s module is drawn for both).
-Expected<CompileResult> compileImported(const import::ImportedModel &model,
-                                        const CompileOptions &options,
-                                        const ir::Module *beforePasses = nullptr);
+Expected<CompileResult>
+compileImported(const import::ImportedModel &model,
+                const CompileOptions &options,
+                const ir::Module *beforePasses = nullptr);
 
 /// The header/manifest description of `module`: args are the entry
 /// parameters in number order, results the root (or the root tuple's
