@@ -118,6 +118,7 @@ public:
 
 private:
   Value fold(Value instruction);
+  /// Records the current source node on `instruction`; returns it.
   Value stamp(Value instruction);
 
   ir::Computation &computation_;
