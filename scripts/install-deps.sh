@@ -16,6 +16,7 @@ PACKAGES=(
   python3-protobuf                              # TF.js / ONNX Runtime references (test/models, test/tf-ops)
   zlib1g-dev dataset-fashion-mnist              # MNIST softmax sample
   pkg-config                                    # the kiln-runtime.pc test (samples/)
+  graphviz                                      # SVG of --emit dot (optional at run time)
 )
 
 missing=()

@@ -122,6 +122,11 @@ std::string generateManifest(const ModelInfo &info) {
                      "{},\n    \"peak_live_bytes\": {}\n  }},\n",
                      info.arenaBytes, info.arenaAlignment, info.peakLiveBytes);
   out += fmt::format("  \"weights_bytes\": {},\n", info.weightsBytes);
+  out += fmt::format("  \"sizes\": {{\n    \"code_bytes\": {},\n"
+                     "    \"weight_bytes\": {},\n    \"arena_bytes\": {},\n"
+                     "    \"peak_live_bytes\": {}\n  }},\n",
+                     info.codeBytes, info.objectWeightBytes, info.arenaBytes,
+                     info.peakLiveBytes);
   out += fmt::format("  \"args\": {},\n", tensorArray(info.args, true));
   out += fmt::format("  \"results\": {},\n", tensorArray(info.results, false));
   out += fmt::format("  \"kernels\": {},\n", kernelArray(info.kernels));

@@ -204,9 +204,11 @@ llvm::GlobalVariable *EmitterContext::constantGlobal(
   const std::vector<uint8_t> &bytes = constant.literal().bytes();
   llvm::Constant *data = llvm::ConstantDataArray::get(
       context(), llvm::ArrayRef<uint8_t>(bytes.data(), bytes.size()));
+  // Internal, not private: a local symbol with its size in the object, so
+  // `--emit report` and `nm --size-sort` see every weight.
   auto *global = new llvm::GlobalVariable(
       module_, data->getType(), /*isConstant=*/true,
-      llvm::GlobalValue::PrivateLinkage, data, "const." + constant.name());
+      llvm::GlobalValue::InternalLinkage, data, "const." + constant.name());
   global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
   global->setAlignment(llvm::Align(analysis::BufferAssignment::kArenaAlignment));
   constants_[&constant] = global;

@@ -1,5 +1,6 @@
 //===- Compile.cpp - `kiln compile`: model -> PREFIX.o, .h, .json --------===//
 #include "kiln/Driver/Compile.h"
+#include "Graphviz.h"
 #include "Report.h"
 
 #include "kiln/Analysis/BufferAssignment.h"
@@ -31,7 +32,8 @@ struct EmitKind {
 constexpr EmitKind kEmitKinds[] = {{"llvm", ".ll", ""},
                                    {"asm", ".s", ""},
                                    {"hlo", ".hlo", ""},
-                                   {"report", ".report.txt", ".report.json"}};
+                                   {"report", ".report.txt", ".report.json"},
+                                   {"dot", ".import.dot", ".opt.dot"}};
 
 Error checkEmitKinds(const std::vector<std::string> &kinds) {
   for (const std::string &kind : kinds) {
@@ -40,7 +42,7 @@ Error checkEmitKinds(const std::vector<std::string> &kinds) {
       known |= row.name == kind;
     if (!known)
       return makeError(
-          "unknown --emit kind '{}'; valid kinds: llvm, asm, hlo, report",
+          "unknown --emit kind '{}'; valid kinds: llvm, asm, hlo, report, dot",
           kind);
   }
   return Error::success();
@@ -153,12 +155,6 @@ Error generateCode(const import::ImportedModel &model,
                             record.m, record.n, record.k, record.mr, record.nr,
                             record.kc, record.mc, record.packedWeights,
                             record.epilogue, record.tasks});
-  if (wants(options.emit, "report")) {
-    CompileReport report = buildCompileReport(info, *buffers);
-    files.add(prefix + ".report.txt", report.toText());
-    files.add(prefix + ".report.json", report.toJson());
-  }
-
   if (wants(options.emit, "llvm")) {
     auto text =
         target::emitModule(llvmModule, **machine, target::OutputKind::LLVMIR);
@@ -181,6 +177,19 @@ Error generateCode(const import::ImportedModel &model,
                                    options.codegenPartitions);
   if (!object)
     return object.takeError();
+  // The sizes are the object's own, as the linker and `nm` see them.
+  Expected<std::vector<ObjectSymbol>> symbols = readObjectSymbols(*object);
+  if (!symbols)
+    return symbols.takeError();
+  ObjectSizes sizes = sumObjectSizes(*symbols);
+  info.codeBytes = sizes.codeBytes;
+  info.objectWeightBytes = sizes.weightBytes;
+  if (wants(options.emit, "report")) {
+    CompileReport report =
+        buildCompileReport(info, module, *buffers, *symbols);
+    files.add(prefix + ".report.txt", report.toText());
+    files.add(prefix + ".report.json", report.toJson());
+  }
   files.add(prefix + ".o", std::move(*object));
   return Error::success();
 }
@@ -262,6 +271,29 @@ Error checkVariableUpdates(const import::ImportedModel &model) {
   }
   return Error::success();
 }
+/// --emit dot: PREFIX.import.dot and PREFIX.opt.dot, and their SVG when
+/// `svg` (Graphviz is on PATH).
+Error addDotFiles(const ir::Module &imported, const ir::Module &optimized,
+                  const std::string &name, const std::string &prefix, bool svg,
+                  AtomicFileSet &files) {
+  const std::pair<const ir::Module *, const char *> stages[] = {
+      {&imported, "import"}, {&optimized, "opt"}};
+  for (const auto &[module, stage] : stages) {
+    std::string title = fmt::format(
+        "{}: {}", name,
+        module == &imported ? "imported HLO" : "optimized HLO (as compiled)");
+    std::string dot = moduleToDot(*module, title);
+    std::string path = fmt::format("{}.{}.dot", prefix, stage);
+    if (svg) {
+      Expected<std::string> picture = renderSvg(dot, path);
+      if (!picture)
+        return picture.takeError();
+      files.add(fmt::format("{}.{}.svg", prefix, stage), std::move(*picture));
+    }
+    files.add(path, std::move(dot));
+  }
+  return Error::success();
+}
 } // namespace
 
 Expected<CompileResult> compileModel(const CompileOptions &options) {
@@ -287,9 +319,11 @@ Expected<CompileResult> compileModel(const CompileOptions &options) {
       optimizedCopy(*imported->module, options.optimize, options.fusion);
   if (!optimized)
     return optimized.takeError();
+  std::unique_ptr<ir::Module> beforePasses = std::move(imported->module);
   imported->module = std::move(*optimized);
   timer.reset();
-  Expected<CompileResult> result = compileImported(*imported, options);
+  Expected<CompileResult> result =
+      compileImported(*imported, options, beforePasses.get());
   if (!result)
     return result.takeError();
   phases.append(result->phases);
@@ -298,7 +332,8 @@ Expected<CompileResult> compileModel(const CompileOptions &options) {
 }
 
 Expected<CompileResult> compileImported(const import::ImportedModel &imported,
-                                        const CompileOptions &options) {
+                                        const CompileOptions &options,
+                                        const ir::Module *beforePasses) {
   if (Error error = checkEmitKinds(options.emit))
     return error;
   if (Error error = checkNamespace(options.cppNamespace))
@@ -324,6 +359,13 @@ Expected<CompileResult> compileImported(const import::ImportedModel &imported,
       if (!kind.secondSuffix.empty())
         result.files.push_back(prefix + std::string(kind.secondSuffix));
     }
+  bool svg = wants(options.emit, "dot") && graphvizAvailable();
+  if (svg)
+    for (const char *suffix : {".import.svg", ".opt.svg"})
+      result.files.push_back(prefix + suffix);
+  else if (wants(options.emit, "dot"))
+    result.notes.push_back("Graphviz's 'dot' is not on PATH: wrote the .dot "
+                           "files without SVG (install graphviz for them)");
   if (Error error = checkNoDirectories(result.files))
     return error;
   result.warnings = resolved->warnings;
@@ -343,6 +385,11 @@ Expected<CompileResult> compileImported(const import::ImportedModel &imported,
     files.add(prefix + ".json", aot::generateManifest(result.info));
     if (wants(options.emit, "hlo"))
       files.add(prefix + ".hlo", ir::printModule(**module));
+    if (wants(options.emit, "dot"))
+      if (Error error = addDotFiles(beforePasses ? *beforePasses : **module,
+                                    **module, result.info.name, prefix, svg,
+                                    files))
+        return error;
     if (Error error = files.commit())
       return error;
   }

@@ -1,5 +1,6 @@
 //===- Inspect.cpp - `kiln inspect`: what a model is and costs ------------===//
 #include "kiln/Driver/Inspect.h"
+#include "Graphviz.h"
 
 #include "kiln/Analysis/BufferAssignment.h"
 #include "kiln/Analysis/CostAnalysis.h"
@@ -249,7 +250,34 @@ std::string formatInspectJson(const InspectReport &report) {
          "\n";
 }
 
+namespace {
+/// `kiln inspect --dot STAGE`: the graph instead of the report.
+Error printDot(const InspectOptions &options, std::ostream &out) {
+  if (options.dot != "import" && options.dot != "opt")
+    return makeError("invalid --dot '{}': expected import or opt",
+                     options.dot);
+  Expected<import::ImportedModel> model =
+      importModel(options.model, options.import);
+  if (!model)
+    return model.takeError();
+  std::string name = std::filesystem::path(options.model).stem().string();
+  if (options.dot == "import") {
+    out << moduleToDot(*model->module, name + ": imported HLO");
+  } else {
+    Expected<std::unique_ptr<ir::Module>> optimized =
+        optimizedCopy(*model->module);
+    if (!optimized)
+      return optimized.takeError();
+    out << moduleToDot(**optimized, name + ": optimized HLO (as compiled)");
+  }
+  out.flush();
+  return Error::success();
+}
+} // namespace
+
 Error runInspect(const InspectOptions &options, std::ostream &out) {
+  if (!options.dot.empty())
+    return printDot(options, out);
   InspectReport report = inspectModel(options);
   out << (options.json ? formatInspectJson(report)
                        : formatInspectText(report));

@@ -8,10 +8,15 @@
 namespace kiln::driver {
 
 CompileReport buildCompileReport(const aot::ModelInfo &info,
-                                 const analysis::BufferAssignment &buffers) {
+                                 const ir::Module &module,
+                                 const analysis::BufferAssignment &buffers,
+                                 const std::vector<ObjectSymbol> &symbols) {
   CompileReport report;
   report.model = info.name;
+  report.sections.push_back(codeReportSection(info, module, symbols));
+  report.sections.push_back(weightsReportSection(module, symbols));
   report.sections.push_back(memoryReportSection(buffers));
+  report.sections.push_back(totalsReportSection(info, symbols));
   return report;
 }
 

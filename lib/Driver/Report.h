@@ -14,10 +14,13 @@
 
 #include "kiln/AOT/ModelInfo.h"
 #include "kiln/Analysis/BufferAssignment.h"
+#include "kiln/IR/Module.h"
+#include "kiln/Support/Error.h"
 
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kiln::driver {
@@ -40,14 +43,51 @@ struct CompileReport {
   std::string toJson() const;
 };
 
-/// Every section of the report of one compiled model.
+/// A defined function or data symbol of the emitted object.
+struct ObjectSymbol {
+  std::string name; ///< as in the symbol table (Mach-O: without the '_')
+  int64_t bytes = 0;
+  bool isFunction = false; ///< code; otherwise (read-only) data
+};
+
+/// The defined function and data symbols of an object file, by name. ELF
+/// sizes are the symbols' own (st_size, what `nm --size-sort` prints);
+/// Mach-O records none, so a symbol reaches the next one in its section.
+Expected<std::vector<ObjectSymbol>> readObjectSymbols(std::string_view object);
+
+/// The object's bytes by kind (SizeReport.cpp; the manifest's "sizes").
+struct ObjectSizes {
+  int64_t codeBytes = 0;   ///< every function symbol
+  int64_t weightBytes = 0; ///< constants: const.NAME and packed.NAME symbols
+  int64_t otherDataBytes = 0; ///< other data symbols (e.g. zero rows)
+};
+ObjectSizes sumObjectSizes(const std::vector<ObjectSymbol> &symbols);
+
+/// Every section of the report of one compiled model: code, weights,
+/// memory, totals. `module` is the compiled (optimized) module and
+/// `symbols` the emitted object's.
 CompileReport buildCompileReport(const aot::ModelInfo &info,
-                                 const analysis::BufferAssignment &buffers);
+                                 const ir::Module &module,
+                                 const analysis::BufferAssignment &buffers,
+                                 const std::vector<ObjectSymbol> &symbols);
 
 /// A text table: columns padded to their widest cell, numbers (cells
 /// starting with a digit) right-aligned, two spaces between columns.
 std::string formatTable(const std::vector<std::string> &header,
                         const std::vector<std::vector<std::string>> &rows);
+
+/// The "code" section (SizeReport.cpp): every function of the object with
+/// its bytes and the HLO instruction (and source node) it computes.
+ReportSection codeReportSection(const aot::ModelInfo &info,
+                                const ir::Module &module,
+                                const std::vector<ObjectSymbol> &symbols);
+/// The "weights" section (SizeReport.cpp): every constant in the object,
+/// its instruction, source node, dtype and shape and bytes.
+ReportSection weightsReportSection(const ir::Module &module,
+                                   const std::vector<ObjectSymbol> &symbols);
+/// The "totals" section (SizeReport.cpp): the manifest's "sizes".
+ReportSection totalsReportSection(const aot::ModelInfo &info,
+                                  const std::vector<ObjectSymbol> &symbols);
 
 /// The "memory" section (MemoryReport.cpp): arena, peak live bytes and
 /// where the peak is, and every arena buffer with its live range.

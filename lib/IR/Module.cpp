@@ -84,6 +84,7 @@ std::unique_ptr<Module> Module::clone() const {
                                                operands, old->attrs(),
                                                old->name());
       fresh->setLiteral(old->literal());
+      fresh->setSourceNode(old->sourceNode());
       if (old->calledComputation())
         fresh->setCalledComputation(
             computationMap.at(old->calledComputation()));

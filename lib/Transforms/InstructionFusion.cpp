@@ -316,14 +316,15 @@ public:
         continue;
       if (member->opcode() == Opcode::Constant) {
         inner[member] = fused->addConstant(member->literal(), member->name());
-        continue;
+      } else {
+        std::vector<Instruction *> innerOperands;
+        for (Instruction *operand : member->operands())
+          innerOperands.push_back(inner.at(operand));
+        inner[member] = fused->add(member->opcode(), member->shape(),
+                                   std::move(innerOperands), member->attrs(),
+                                   member->name());
       }
-      std::vector<Instruction *> innerOperands;
-      for (Instruction *operand : member->operands())
-        innerOperands.push_back(inner.at(operand));
-      inner[member] =
-          fused->add(member->opcode(), member->shape(),
-                     std::move(innerOperands), member->attrs(), member->name());
+      inner[member]->setSourceNode(member->sourceNode());
     }
     Instruction *root = group.root();
     fused->setRoot(inner.at(root));
@@ -335,6 +336,7 @@ public:
     Instruction *fusion =
         entry_.add(Opcode::Fusion, root->shape(), operands, attrs);
     fusion->setCalledComputation(called);
+    fusion->setSourceNode(root->sourceNode());
     root->replaceAllUsesWith(fusion);
     if (entry_.root() == root)
       entry_.setRoot(fusion);

@@ -127,8 +127,11 @@ public:
       std::vector<Instruction *> operands;
       for (Instruction *operand : value->operands())
         operands.push_back(operandOf(operand));
-      return merged_.add(value->opcode(), value->shape(), std::move(operands),
-                         value->attrs(), value->name());
+      Instruction *copy =
+          merged_.add(value->opcode(), value->shape(), std::move(operands),
+                      value->attrs(), value->name());
+      copy->setSourceNode(value->sourceNode());
+      return copy;
     }
     std::map<const Instruction *, Instruction *> inner;
     for (Instruction *body : value->calledComputation()->instructions()) {
@@ -139,14 +142,15 @@ public:
       }
       if (body->opcode() == Opcode::Constant) {
         inner[body] = merged_.addConstant(body->literal(), body->name());
-        continue;
+      } else {
+        std::vector<Instruction *> operands;
+        for (Instruction *operand : body->operands())
+          operands.push_back(inner.at(operand));
+        inner[body] =
+            merged_.add(body->opcode(), body->shape(), std::move(operands),
+                        body->attrs(), body->name());
       }
-      std::vector<Instruction *> operands;
-      for (Instruction *operand : body->operands())
-        operands.push_back(inner.at(operand));
-      inner[body] =
-          merged_.add(body->opcode(), body->shape(), std::move(operands),
-                      body->attrs(), body->name());
+      inner[body]->setSourceNode(body->sourceNode());
     }
     return inner.at(value->calledComputation()->root());
   }

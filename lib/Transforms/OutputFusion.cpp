@@ -263,12 +263,14 @@ public:
     Instruction *c = chain_.contraction;
     inner_[c] = fused->add(c->opcode(), c->shape(), {params_[0], params_[1]},
                            c->attrs(), c->name());
+    inner_[c]->setSourceNode(c->sourceNode());
     for (Instruction *op : chain_.ops) {
       std::vector<Instruction *> operands;
       for (Instruction *operand : op->operands())
         operands.push_back(innerValue(*fused, operand));
       inner_[op] = fused->add(op->opcode(), op->shape(), std::move(operands),
                               op->attrs(), op->name());
+      inner_[op]->setSourceNode(op->sourceNode());
     }
     Instruction *last = chain_.last();
     fused->setRoot(inner_.at(last));
@@ -280,6 +282,7 @@ public:
     Instruction *fusion =
         entry_.add(Opcode::Fusion, last->shape(), operands_, attrs);
     fusion->setCalledComputation(called);
+    fusion->setSourceNode(last->sourceNode());
     last->replaceAllUsesWith(fusion);
     if (entry_.root() == last)
       entry_.setRoot(fusion);
@@ -336,6 +339,8 @@ private:
                         {innerValue(fused, outside->operand(0))},
                         outside->attrs(), outside->name());
     }
+    if (value->opcode() != Opcode::Parameter)
+      value->setSourceNode(outside->sourceNode());
     inner_[outside] = value;
     return value;
   }

@@ -1,5 +1,6 @@
 # lit configuration for kiln: every .hlo/.test/.pbtxt file under this folder is a test.
 import os
+import shutil
 
 import lit.formats
 
@@ -15,3 +16,7 @@ config.environment["PATH"] = os.pathsep.join(
 config.substitutions.append(("%kiln", os.path.join(config.kiln_tools_dir, "kiln")))
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%src", config.kiln_source_dir))
+
+# Graphviz's dot: tests of the SVG that --emit dot writes when it is there.
+if shutil.which("dot"):
+    config.available_features.add("graphviz")

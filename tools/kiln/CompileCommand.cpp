@@ -41,7 +41,9 @@ void addCompileCommand(CLI::App &app, Runner &runner) {
   command->add_option("--emit", *emit,
                       "Extra outputs, comma-separated: llvm (PREFIX.ll), asm "
                       "(PREFIX.s), hlo (PREFIX.hlo), report "
-                      "(PREFIX.report.txt and PREFIX.report.json)");
+                      "(PREFIX.report.txt and PREFIX.report.json), dot "
+                      "(PREFIX.import.dot and PREFIX.opt.dot, and .svg of "
+                      "both when Graphviz's dot is on PATH)");
   command->add_flag("--fast-math", options->fastMath,
                     "Allow floating-point reassociation and contraction "
                     "(default: IEEE-faithful)");
@@ -76,6 +78,8 @@ void addCompileCommand(CLI::App &app, Runner &runner) {
         return result.takeError();
       for (const std::string &warning : result->warnings)
         std::fprintf(stderr, "warning: %s\n", warning.c_str());
+      for (const std::string &note : result->notes)
+        std::fprintf(stderr, "note: %s\n", note.c_str());
       for (const std::string &file : result->files)
         std::printf("wrote %s\n", file.c_str());
       if (*timePhases)

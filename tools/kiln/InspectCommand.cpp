@@ -20,6 +20,10 @@ void addInspectCommand(CLI::App &app, Runner &runner) {
   addImportOptions(*command, options->import);
   command->add_flag("--json", options->json,
                     "Print one JSON object instead of text");
+  command->add_option("--dot", options->dot,
+                      "Print the Graphviz of the HLO instead of the report: "
+                      "import (as imported) or opt (after the optimization "
+                      "passes, as compiled); pipe to 'dot -Tsvg'");
   command->callback([options, &runner] {
     runner = [options] { return driver::runInspect(*options, std::cout); };
   });

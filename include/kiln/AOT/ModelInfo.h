@@ -46,6 +46,10 @@ struct ModelInfo {
   /// once (BufferAssignment::peakLiveBytes).
   int64_t peakLiveBytes = 0;
   int64_t weightsBytes = 0;
+  /// Measured on the emitted object's symbols (the manifest's "sizes"):
+  /// every function, and the constants (const.* and packed.* symbols).
+  int64_t codeBytes = 0;
+  int64_t objectWeightBytes = 0;
   std::vector<TensorInfo> args;    // feeds, then variables
   std::vector<TensorInfo> results; // fetches (variables update args in place)
   std::vector<std::string> requiredSymbols;

@@ -29,7 +29,7 @@ struct CompileOptions {
   std::string name;                  ///< --name; empty: the output file's stem.
   std::string cppNamespace;          ///< --namespace a::b for the C++ class.
   std::string outputPrefix;          ///< -o PREFIX; empty: model stem in cwd.
-  std::vector<std::string> emit;     ///< Extra outputs: llvm, asm, hlo.
+  std::vector<std::string> emit; ///< Extra outputs: llvm, asm, hlo, report, dot.
   bool fastMath = false;
   /// Run the default optimization pipeline before buffer assignment
   /// (--no-opt turns it off).
@@ -48,6 +48,7 @@ struct CompileResult {
   aot::ModelInfo info;               ///< What the header and manifest say.
   std::vector<std::string> files;    ///< Every file written, in order.
   std::vector<std::string> warnings; ///< For the user (e.g. cross w/o --cpu).
+  std::vector<std::string> notes;    ///< Informational (e.g. no Graphviz).
   PhaseTimes phases; ///< Where the time went (--time-phases).
 };
 
@@ -56,8 +57,12 @@ Expected<CompileResult> compileModel(const CompileOptions &options);
 /// `kiln compile` of an already imported model (options.model and
 /// options.import are not used). Variable updates become argument
 /// write-backs: those results are not in the header and manifest.
-Expected<CompileResult> compileImported(const import::ImportedModel &model,
-                                        const CompileOptions &options);
+/// `beforePasses` is the module before the HLO passes, drawn by --emit dot
+/// as the imported graph (null: `model`'s module is drawn for both).
+Expected<CompileResult>
+compileImported(const import::ImportedModel &model,
+                const CompileOptions &options,
+                const ir::Module *beforePasses = nullptr);
 
 /// The header/manifest description of `module`: args are the entry
 /// parameters in number order, results the root (or the root tuple's

@@ -28,6 +28,10 @@ struct InspectOptions {
   std::string model;
   import::ImportOptions import; ///< --config, --shape
   bool json = false;            ///< one JSON object instead of text
+  /// --dot STAGE: print the Graphviz of the HLO at STAGE ("import": as
+  /// imported, "opt": after the default pipeline, as compiled) instead of
+  /// the report.
+  std::string dot;
 };
 
 /// One input or output of the imported model.

@@ -67,6 +67,12 @@ public:
 
   Computation *parent() const { return parent_; }
 
+  /// The source-model node (TensorFlow or ONNX node name) this instruction
+  /// was lowered from, for reports and graph pictures; empty when unknown
+  /// (HLO text input, or made by a pass from nothing in particular).
+  const std::string &sourceNode() const { return sourceNode_; }
+  void setSourceNode(std::string node) { sourceNode_ = std::move(node); }
+
 private:
   friend class Computation;
   void addUser(Instruction *user);
@@ -82,6 +88,7 @@ private:
   Literal literal_;
   Computation *called_ = nullptr;
   Computation *parent_ = nullptr;
+  std::string sourceNode_;
 };
 
 } // namespace kiln::ir

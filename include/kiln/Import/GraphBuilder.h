@@ -45,6 +45,14 @@ public:
   /// Constant folding of all-constant instructions (on by default).
   void setFolding(bool enabled) { folding_ = enabled; }
 
+  /// The source node being lowered: every instruction made from now on
+  /// records it (ir::Instruction::sourceNode). Returns the previous one, so
+  /// a nested lowering (a subgraph) can restore it.
+  std::string setSourceNode(std::string node) {
+    std::swap(node, sourceNode_);
+    return node;
+  }
+
   // --- Generic ----------------------------------------------------------
   /// Adds `opcode` with its shape inferred; `declared` supplies what the
   /// operands cannot (see ir::inferShape). Folds when every operand is a
@@ -110,11 +118,14 @@ public:
 
 private:
   Value fold(Value instruction);
+  /// Records the current source node on `instruction`; returns it.
+  Value stamp(Value instruction);
 
   ir::Computation &computation_;
   bool failed_ = false;
   std::string message_;
   bool folding_ = true;
+  std::string sourceNode_;
 };
 
 /// Normalizes a possibly negative axis for a tensor of `rank`; nullopt when

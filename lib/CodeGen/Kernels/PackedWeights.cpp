@@ -76,9 +76,11 @@ llvm::GlobalVariable *packPanels(EmitterContext &ctx,
       llvm::StringRef(reinterpret_cast<const char *>(packed.data()),
                       packed.size()),
       packed.size() / bytes, ctx.storageType(constant.shape().dtype()));
+  // Internal, not private: a local symbol with its size in the object, so
+  // `--emit report` and `nm --size-sort` see every weight.
   auto *global = new llvm::GlobalVariable(
       ctx.module(), data->getType(), /*isConstant=*/true,
-      llvm::GlobalValue::PrivateLinkage, data, "packed." + constant.name());
+      llvm::GlobalValue::InternalLinkage, data, "packed." + constant.name());
   global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
   global->setAlignment(llvm::Align(64));
   ctx.addWeightsBytes(int64_t(packed.size()));

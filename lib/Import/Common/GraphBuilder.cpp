@@ -87,7 +87,12 @@ Value GraphBuilder::add(Opcode opcode, std::vector<Value> operands,
                             shape.errorMessage()));
   Value instruction = computation_.add(opcode, std::move(*shape),
                                        std::move(operands), std::move(attrs));
-  return fold(instruction);
+  return stamp(fold(instruction));
+}
+
+Value GraphBuilder::stamp(Value instruction) {
+  instruction->setSourceNode(sourceNode_);
+  return instruction;
 }
 
 Value GraphBuilder::fold(Value instruction) {
@@ -112,13 +117,14 @@ Value GraphBuilder::parameter(int64_t number, ir::Shape shape,
                               std::string name) {
   if (failed_)
     return nullptr;
-  return computation_.addParameter(number, std::move(shape), std::move(name));
+  return stamp(
+      computation_.addParameter(number, std::move(shape), std::move(name)));
 }
 
 Value GraphBuilder::constant(ir::Literal literal) {
   if (failed_)
     return nullptr;
-  return computation_.addConstant(std::move(literal));
+  return stamp(computation_.addConstant(std::move(literal)));
 }
 
 Value GraphBuilder::scalar(ir::DType dtype, double value) {

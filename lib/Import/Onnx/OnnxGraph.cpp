@@ -50,7 +50,10 @@ Error OnnxGraph::lowerNodes(
     int64_t opset) {
   for (const onnxpb::NodeProto &node : nodes) {
     OnnxContext context(*this, node, opset);
+    // Restored after: a subgraph's nodes lower inside their parent node.
+    std::string outer = builder_.setSourceNode(context.name());
     findOnnxLowering(node.op_type())(context);
+    builder_.setSourceNode(std::move(outer));
     int64_t missing = builder_.ok() ? context.firstMissingOutput() : -1;
     if (missing >= 0)
       builder_.fail(fmt::format("internal error: the lowering did not produce "

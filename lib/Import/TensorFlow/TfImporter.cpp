@@ -144,6 +144,7 @@ Error Lowering::lowerNode(size_t node) {
                     plan_.isTfJs());
   TfLowering lower = findTfLowering(def.op());
   assert(lower && "planning rejects unsupported ops");
+  builder_.setSourceNode(def.name());
   lower(context);
   if (Error error = builder_.takeError())
     return nodeError(node, error.message());
