@@ -39,6 +39,8 @@ struct CompileOptions {
   /// Threads for the LLVM work (--threads); 0: the default
   /// (target::defaultThreadCount). The object does not depend on it.
   unsigned threads = 0;
+  /// Per-kernel profiling counters in the object (--profile; docs/abi.md).
+  bool profile = false;
 };
 
 struct CompileResult {
