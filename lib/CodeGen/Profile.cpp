@@ -41,7 +41,8 @@ constexpr unsigned kCounterFields = 4;
 
 llvm::StructType *counterType(llvm::LLVMContext &c) {
   llvm::Type *i64 = llvm::Type::getInt64Ty(c);
-  return llvm::StructType::get(c, std::vector<llvm::Type *>(kCounterFields, i64));
+  return llvm::StructType::get(c,
+                               std::vector<llvm::Type *>(kCounterFields, i64));
 }
 
 /// kiln_profile_kernel: instruction, opcode, sources, flops, bytes_read,
@@ -55,8 +56,8 @@ llvm::StructType *kernelType(llvm::LLVMContext &c) {
 /// kiln_profile: model, num_kernels, kernels, counters, run.
 llvm::StructType *profileType(llvm::LLVMContext &c) {
   llvm::Type *ptr = llvm::PointerType::getUnqual(c);
-  return llvm::StructType::get(c, {ptr, llvm::Type::getInt64Ty(c), ptr, ptr,
-                                   ptr});
+  return llvm::StructType::get(c,
+                               {ptr, llvm::Type::getInt64Ty(c), ptr, ptr, ptr});
 }
 
 llvm::GlobalVariable *addGlobal(llvm::Module &module, Constant *init,
@@ -129,29 +130,30 @@ ProfileState createState(llvm::Module &module, const std::string &prefix,
          llvm::ConstantInt::get(i64, uint64_t(kernel.bytesRead)),
          llvm::ConstantInt::get(i64, uint64_t(kernel.bytesWritten))}));
   }
-  auto *kernels = addGlobal(
-      module,
-      llvm::ConstantArray::get(llvm::ArrayType::get(kernelType(c), rows.size()),
-                               rows),
-      true, prefix + ".kernels");
+  auto *kernels =
+      addGlobal(module,
+                llvm::ConstantArray::get(
+                    llvm::ArrayType::get(kernelType(c), rows.size()), rows),
+                true, prefix + ".kernels");
 
   ProfileState state;
   auto *countersType = llvm::ArrayType::get(counterType(c), calls.size());
   state.counters =
       addGlobal(module, llvm::ConstantAggregateZero::get(countersType), false,
                 prefix + ".counters");
-  state.run = addGlobal(module, llvm::ConstantAggregateZero::get(counterType(c)),
-                        false, prefix + ".run");
+  state.run =
+      addGlobal(module, llvm::ConstantAggregateZero::get(counterType(c)), false,
+                prefix + ".run");
   auto *null = llvm::ConstantPointerNull::get(llvm::PointerType::getUnqual(c));
   state.clock = addGlobal(module, null, false, prefix + ".clock");
   state.clockContext = addGlobal(module, null, false, prefix + ".clock_ctx");
-  state.descriptor = addGlobal(
-      module,
-      llvm::ConstantStruct::get(profileType(c),
-                                {strings.pointerTo(0),
-                                 llvm::ConstantInt::get(i64, calls.size()),
-                                 kernels, state.counters, state.run}),
-      true, prefix);
+  state.descriptor =
+      addGlobal(module,
+                llvm::ConstantStruct::get(
+                    profileType(c), {strings.pointerTo(0),
+                                     llvm::ConstantInt::get(i64, calls.size()),
+                                     kernels, state.counters, state.run}),
+                true, prefix);
   return state;
 }
 
@@ -177,9 +179,8 @@ llvm::Function *createClockFunction(llvm::Module &module,
   llvm::LLVMContext &c = module.getContext();
   llvm::Type *i64 = llvm::Type::getInt64Ty(c);
   llvm::Type *ptr = llvm::PointerType::getUnqual(c);
-  auto *now =
-      createFunction(module, llvm::FunctionType::get(i64, false),
-                     llvm::GlobalValue::InternalLinkage, name, entry);
+  auto *now = createFunction(module, llvm::FunctionType::get(i64, false),
+                             llvm::GlobalValue::InternalLinkage, name, entry);
   // Inlined, its branch gets threaded through the entry and the entry
   // grows a copy of itself per clock; one call per read is simpler and
   // costs the same few cycles at every read.
@@ -231,9 +232,9 @@ void emitCounterUpdate(llvm::IRBuilder<> &b, Value *counter, Value *start,
     return b.CreateConstInBoundsGEP2_32(type, counter, 0, index);
   };
   Value *ticks = b.CreateSub(end, start, "ticks");
-  b.CreateStore(b.CreateAdd(b.CreateLoad(b.getInt64Ty(), field(kCalls)),
-                            b.getInt64(1)),
-                field(kCalls));
+  b.CreateStore(
+      b.CreateAdd(b.CreateLoad(b.getInt64Ty(), field(kCalls)), b.getInt64(1)),
+      field(kCalls));
   b.CreateStore(b.CreateAdd(b.CreateLoad(b.getInt64Ty(), field(kTicks)), ticks),
                 field(kTicks));
   b.CreateStore(start, field(kLastStart));
@@ -297,8 +298,8 @@ void instrumentEntry(llvm::Function &entry, const std::string &entryName,
   std::string modelName = symbol.substr(0, symbol.size() - 8); // "_profile"
   std::string prefix = entryName + ".profile";
   ProfileState state = createState(module, prefix, modelName, calls);
-  llvm::Function *now = createClockFunction(module, prefix + ".now", state,
-                                            entry);
+  llvm::Function *now =
+      createClockFunction(module, prefix + ".now", state, entry);
   createAccessors(module, symbol, state, entry);
 
   auto *counters =

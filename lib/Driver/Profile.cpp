@@ -73,7 +73,11 @@ givenInputs(const import::ImportedModel &model,
             const std::vector<std::string> &specs) {
   std::map<std::string, const ir::Instruction *> parameters;
   for (size_t i = 0; i < model.args.size(); ++i)
-    parameters[model.args[i].name] = model.module->entry()->parameter(int64_t(i));
+    parameters[model.args[i].name] =
+        model.module->entry()->parameter(int64_t(i));
+  std::vector<std::string> argNames;
+  for (const import::ArgMetadata &arg : model.args)
+    argNames.push_back(arg.name);
   std::map<std::string, ir::Literal> given;
   for (const std::string &spec : specs) {
     size_t equals = spec.find('=');
@@ -82,7 +86,8 @@ givenInputs(const import::ImportedModel &model,
     std::string name = spec.substr(0, equals), file = spec.substr(equals + 1);
     auto parameter = parameters.find(name);
     if (parameter == parameters.end())
-      return makeError("the model has no input named '{}'", name);
+      return makeError("the model has no input named '{}' (its inputs: {})",
+                       name, fmt::join(argNames, ", "));
     if (given.count(name))
       return makeError("--input '{}' is given more than once", name);
     Expected<NpyArray> array = readNpyFile(file);
@@ -91,11 +96,11 @@ givenInputs(const import::ImportedModel &model,
     const ir::Shape &expected = parameter->second->shape();
     if (array->dtype != ir::numpyName(expected.dtype()) ||
         array->shape != expected.dims())
-      return makeError("input '{}' is {} but the model expects {} (file '{}')",
-                       name, describeArrayType(array->dtype, array->shape),
-                       describeArrayType(ir::numpyName(expected.dtype()),
-                                         expected.dims()),
-                       file);
+      return makeError(
+          "input '{}' is {} but the model expects {} (file '{}')", name,
+          describeArrayType(array->dtype, array->shape),
+          describeArrayType(ir::numpyName(expected.dtype()), expected.dims()),
+          file);
     Expected<ir::Literal> literal = literalFromNpy(*array);
     if (!literal)
       return literal.takeError();
@@ -106,7 +111,8 @@ givenInputs(const import::ImportedModel &model,
 
 /// One literal per entry parameter: given, else seeded.
 Expected<std::vector<ir::Literal>>
-profileInputs(const import::ImportedModel &model, const ProfileOptions &options) {
+profileInputs(const import::ImportedModel &model,
+              const ProfileOptions &options) {
   auto given = givenInputs(model, options.inputs);
   if (!given)
     return given.takeError();
@@ -114,7 +120,8 @@ profileInputs(const import::ImportedModel &model, const ProfileOptions &options)
   std::vector<ir::Literal> args;
   for (size_t i = 0; i < model.args.size(); ++i) {
     auto found = given->find(model.args[i].name);
-    const ir::Instruction *parameter = model.module->entry()->parameter(int64_t(i));
+    const ir::Instruction *parameter =
+        model.module->entry()->parameter(int64_t(i));
     if (parameter->shape().isTuple())
       return makeError("input '{}' has tuple type {}; kiln profile takes "
                        "array inputs only",
@@ -155,8 +162,8 @@ Expected<ProfiledModel> compileProfiled(const import::ImportedModel &model,
   codegen::CodeGenOptions options;
   options.entryName = name + "_run";
   options.profile = true;
-  auto generated =
-      codegen::emitModule(*model.module, *buffers, options, *context, **machine);
+  auto generated = codegen::emitModule(*model.module, *buffers, options,
+                                       *context, **machine);
   if (!generated)
     return generated.takeError();
   auto optimized = target::optimizeModuleInParallel(
@@ -177,13 +184,13 @@ Expected<ProfiledModel> compileProfiled(const import::ImportedModel &model,
   if (!setClock)
     return setClock.takeError();
   profiled.run = *run;
-  profiled.profile =
-      reinterpret_cast<const kiln_profile *(*)()>(*profile)();
-  reinterpret_cast<void (*)(kiln_profile_clock, void *)>(*setClock)(
+  profiled.profile = reinterpret_cast<const kiln_profile *(*)()>(*profile)();
+  reinterpret_cast<void (*)(kiln_profile_clock, void *)> (*setClock)(
       &monotonicNanoseconds, nullptr);
   profiled.arenaBytes = buffers->arenaBytes();
   for (int64_t i = 0; i < buffers->resultCount(); ++i)
-    profiled.resultBytes.push_back(buffers->slice(buffers->resultValue(i)).bytes);
+    profiled.resultBytes.push_back(
+        buffers->slice(buffers->resultValue(i)).bytes);
   profiled.jit = std::move(*jit);
   return profiled;
 }
@@ -213,13 +220,14 @@ Expected<ProfileReport> timeRuns(ProfiledModel &model,
     resultPointers.push_back(result.data());
   constexpr size_t align = analysis::BufferAssignment::kArenaAlignment;
   size_t arenaSize = (size_t(model.arenaBytes) + align) / align * align;
-  std::unique_ptr<void, FreeDeleter> arena(std::aligned_alloc(align, arenaSize));
+  std::unique_ptr<void, FreeDeleter> arena(
+      std::aligned_alloc(align, arenaSize));
   if (!arena)
     return makeError("cannot allocate the {}-byte arena", model.arenaBytes);
 
   auto runOnce = [&]() -> Error {
-    if (int status = model.run(argPointers.data(), resultPointers.data(),
-                               arena.get()))
+    if (int status =
+            model.run(argPointers.data(), resultPointers.data(), arena.get()))
       return makeError("the generated code returned status {}", status);
     return Error::success();
   };
@@ -243,7 +251,8 @@ Expected<ProfileReport> timeRuns(ProfiledModel &model,
     const kiln_profile_kernel &kernel = profile->kernels[i];
     report.kernels.push_back(
         {kernel.instruction, kernel.opcode, kernel.sources,
-         int64_t(kernel.flops), int64_t(kernel.bytes_read + kernel.bytes_written),
+         int64_t(kernel.flops),
+         int64_t(kernel.bytes_read + kernel.bytes_written),
          profile->counters[i].calls,
          double(profile->counters[i].ticks) / kNanosecondsPerSecond});
   }

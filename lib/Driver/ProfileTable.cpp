@@ -46,10 +46,10 @@ std::string formatProfileTable(const ProfileReport &report, int64_t top) {
   for (const KernelTime *kernel : order)
     kernelSeconds += kernel->seconds;
 
-  std::string out = fmt::format(
-      "kiln profile: {}, {} runs, {:.3f} us per run (kernels {})\n",
-      report.model, report.runs, report.runSeconds / runs * 1e6,
-      percent(kernelSeconds, report.runSeconds));
+  std::string out =
+      fmt::format("kiln profile: {}, {} runs, {:.3f} us per run (kernels {})\n",
+                  report.model, report.runs, report.runSeconds / runs * 1e6,
+                  percent(kernelSeconds, report.runSeconds));
   size_t nameWidth = 6;
   for (size_t i = 0; i < shown; ++i)
     nameWidth = std::max(nameWidth, order[i]->instruction.size());
@@ -61,8 +61,8 @@ std::string formatProfileTable(const ProfileReport &report, int64_t top) {
     out += fmt::format("{:<{}}  {:<20} {:>12.3f} {:>7} {:>14} {:>12} {:>9}\n",
                        kernel.instruction, nameWidth, kernel.opcode,
                        kernel.seconds / runs * 1e6,
-                       percent(kernel.seconds, report.runSeconds),
-                       kernel.flops, kernel.bytes, gigaFlopsPerSecond(kernel));
+                       percent(kernel.seconds, report.runSeconds), kernel.flops,
+                       kernel.bytes, gigaFlopsPerSecond(kernel));
   }
   if (shown < order.size()) {
     double rest = 0;

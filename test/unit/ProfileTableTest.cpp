@@ -54,8 +54,8 @@ TEST_CASE("the profile table sorts kernels by time", "[driver][profile]") {
                                                       "1000", "500.00"});
   // copy has no FLOPs: no rate.
   CHECK(row(table, "copy") == std::vector<std::string>{"copy", "copy",
-                                                       "2000.000", "20.0%",
-                                                       "0", "4000", "-"});
+                                                       "2000.000", "20.0%", "0",
+                                                       "4000", "-"});
 }
 
 TEST_CASE("the profile table sums the kernels it leaves out",

@@ -69,7 +69,8 @@ struct CodeGenResult {
   int64_t weightsBytes = 0;                 // bytes of constant data
   std::vector<KernelRecord> kernels;        // contraction kernels chosen
   std::string targetDescription;            // TargetInfo::describe()
-  std::vector<ProfileKernel> profileKernels; // with options.profile only
+  /// The kernels, in counter order (with options.profile only).
+  std::vector<ProfileKernel> profileKernels;
 };
 
 /// Emits LLVM IR for `module`, using the target's data layout and vector

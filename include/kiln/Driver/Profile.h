@@ -1,4 +1,5 @@
-//===- Profile.h - `kiln profile`: per-kernel timings on the host -*- C++ -*-===//
+//===- Profile.h - `kiln profile`: per-kernel timings on the host -*- C++
+//-*-===//
 //
 // Compiles a model for the host with --profile's counters, runs it through
 // the JIT on seeded (or given) inputs, and reports where the time goes: a
@@ -20,14 +21,14 @@ namespace kiln::driver {
 
 struct ProfileOptions {
   std::string model;
-  import::ImportOptions import;     ///< --config, --shape
-  std::vector<std::string> inputs;  ///< "NAME=FILE.npy"; others are seeded
-  uint64_t seed = 1;                ///< --seed for the generated inputs
-  int64_t runs = 10;                ///< --runs: timed runs, after a warm-up
-  int64_t top = 10;                 ///< --top: rows of the table
-  std::string tracePath;            ///< -o; empty: MODEL's stem.trace.json
-  bool optimize = true;             ///< --no-opt turns it off
-  bool fusion = true;               ///< --no-fusion turns it off
+  import::ImportOptions import;    ///< --config, --shape
+  std::vector<std::string> inputs; ///< "NAME=FILE.npy"; others are seeded
+  uint64_t seed = 1;               ///< --seed for the generated inputs
+  int64_t runs = 10;               ///< --runs: timed runs, after a warm-up
+  int64_t top = 10;                ///< --top: rows of the table
+  std::string tracePath;           ///< -o; empty: MODEL's stem.trace.json
+  bool optimize = true;            ///< --no-opt turns it off
+  bool fusion = true;              ///< --no-fusion turns it off
 };
 
 /// What one kernel took over all timed runs.
@@ -39,10 +40,10 @@ struct KernelTime {
 };
 
 struct ProfileReport {
-  std::string model;      ///< the model file
-  std::string tracePath;  ///< the trace written
+  std::string model;     ///< the model file
+  std::string tracePath; ///< the trace written
   int64_t runs = 0;
-  double runSeconds = 0;  ///< all timed runs, entry to return
+  double runSeconds = 0;           ///< all timed runs, entry to return
   std::vector<KernelTime> kernels; ///< in call order
 };
 
