@@ -21,6 +21,12 @@ constexpr std::string_view kHeaderTemplate =
 #include "HeaderTemplate.inc"
     ;
 
+/// Expanded into {{PROFILE}} for profiled objects; nothing otherwise, so
+/// the header without --profile is unchanged.
+constexpr std::string_view kProfileTemplate =
+#include "ProfileTemplate.inc"
+    ;
+
 /// Replaces every {{KEY}} in `text` with values[KEY]; "{{{" is a literal
 /// brace followed by a placeholder.
 std::string expandTemplate(std::string_view text,
@@ -290,7 +296,10 @@ std::string generateHeader(const ModelInfo &info) {
       {"RESULT_SIZES", listOf(info.results, false)},
       {"ARG_NAMES", listOf(info.args, true)},
       {"RESULT_NAMES", listOf(info.results, true)},
-      {"ACCESSORS", accessors(info)}};
+      {"ACCESSORS", accessors(info)},
+      {"PROFILE_KERNELS", std::to_string(info.profileKernels.size())}};
+  values["PROFILE"] =
+      info.profile ? expandTemplate(kProfileTemplate, values) : "";
   return expandTemplate(kHeaderTemplate, values);
 }
 

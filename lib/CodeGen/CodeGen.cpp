@@ -10,7 +10,9 @@
 // argument buffers (last, so no instruction reads a half-updated
 // variable). NAME_run_parallel calls them in schedule order and returns 0;
 // `int NAME_run(args, results, arena)` forwards to it with a null pool
-// (Parallel.h), which runs every kernel's tasks serially.
+// (Parallel.h), which runs every kernel's tasks serially. With
+// options.profile, Profile.h then wraps each of those calls with clock reads
+// and counters (kiln compile --profile).
 //
 // Why functions: LLVM's optimizer and code generator have passes that grow
 // faster than linearly with a function's size, and one function for a
@@ -27,6 +29,7 @@
 #include "EmitterContext.h"
 #include "Emitters.h"
 #include "Parallel.h"
+#include "Profile.h"
 
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
@@ -174,11 +177,13 @@ static llvm::Function *createEntryFunction(llvm::Module &module,
 }
 
 /// Emits `body` into a new internal function `name`(args, results, arena,
-/// pool) and calls it at the end of `entry`; a body that emits nothing (a
-/// parameter, a constant, a tuple) leaves no function and no call.
-static Error emitPiece(EmitterContext &ctx, llvm::Function &entry,
-                       const std::string &name,
-                       llvm::function_ref<Error()> body) {
+/// pool) and calls it at the end of `entry`; returns the call. A body that
+/// emits nothing (a parameter, a constant, a tuple) leaves no function and
+/// no call (null).
+static Expected<llvm::CallInst *> emitPiece(EmitterContext &ctx,
+                                            llvm::Function &entry,
+                                            const std::string &name,
+                                            llvm::function_ref<Error()> body) {
   llvm::LLVMContext &context = ctx.context();
   auto *function = llvm::Function::Create(
       entryType(context, llvm::Type::getVoidTy(context)),
@@ -204,11 +209,10 @@ static Error emitPiece(EmitterContext &ctx, llvm::Function &entry,
       function->size() == 2 && prologue->size() == 1 && start->size() == 1;
   if (empty) {
     function->eraseFromParent();
-    return Error::success();
+    return nullptr;
   }
-  builder.CreateCall(function, {entry.getArg(0), entry.getArg(1),
-                                entry.getArg(2), entry.getArg(3)});
-  return Error::success();
+  return builder.CreateCall(function, {entry.getArg(0), entry.getArg(1),
+                                       entry.getArg(2), entry.getArg(3)});
 }
 
 Expected<CodeGenResult> emitModule(const ir::Module &module,
@@ -225,18 +229,29 @@ Expected<CodeGenResult> emitModule(const ir::Module &module,
   TargetInfo target = TargetInfo::fromMachine(machine);
   EmitterContext ctx(*llvmModule, builder, buffers, options, target);
   ctx.setEntryFunction(entry);
-  for (const ir::Instruction *instruction : buffers.schedule())
-    if (Error e = emitPiece(ctx, *entry,
-                            options.entryName + "." + instruction->name(),
-                            [&] { return emitInstruction(ctx, *instruction); }))
-      return e;
-  if (Error e = emitPiece(ctx, *entry, options.entryName + ".results", [&] {
+  std::vector<ProfiledCall> calls; // every kernel call, for --profile
+  for (const ir::Instruction *instruction : buffers.schedule()) {
+    Expected<llvm::CallInst *> call = emitPiece(
+        ctx, *entry, options.entryName + "." + instruction->name(),
+        [&] { return emitInstruction(ctx, *instruction); });
+    if (!call)
+      return call.takeError();
+    if (*call && options.profile)
+      calls.push_back({*call, describeKernel(*instruction)});
+  }
+  Expected<llvm::CallInst *> copies =
+      emitPiece(ctx, *entry, options.entryName + ".results", [&] {
         if (Error e = copyResults(ctx))
           return e;
         return writeBackArguments(ctx);
-      }))
-    return e;
+      });
+  if (!copies)
+    return copies.takeError();
+  if (*copies && options.profile)
+    calls.push_back({*copies, describeResultCopies(buffers)});
   builder.CreateRet(builder.getInt32(0));
+  if (options.profile)
+    instrumentEntry(*entry, options.entryName, calls);
   emitSerialEntry(*entry, options.entryName);
 
   std::string problems;
@@ -250,6 +265,8 @@ Expected<CodeGenResult> emitModule(const ir::Module &module,
   result.weightsBytes = ctx.weightsBytes();
   result.kernels = ctx.kernelRecords();
   result.targetDescription = target.describe();
+  for (const ProfiledCall &call : calls)
+    result.profileKernels.push_back(call.kernel);
   return result;
 }
 

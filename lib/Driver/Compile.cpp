@@ -130,6 +130,7 @@ Error generateCode(const import::ImportedModel &model,
   codegen::CodeGenOptions codegenOptions;
   codegenOptions.entryName = info.name + "_run";
   codegenOptions.fastMath = options.fastMath;
+  codegenOptions.profile = options.profile;
   auto generated =
       codegen::emitModule(module, *buffers, codegenOptions, context, **machine);
   if (!generated)
@@ -155,6 +156,11 @@ Error generateCode(const import::ImportedModel &model,
                             record.m, record.n, record.k, record.mr, record.nr,
                             record.kc, record.mc, record.packedWeights,
                             record.epilogue, record.tasks});
+  info.profile = options.profile;
+  for (const codegen::ProfileKernel &kernel : generated->profileKernels)
+    info.profileKernels.push_back({kernel.instruction, kernel.opcode,
+                                   kernel.sources, kernel.flops,
+                                   kernel.bytesRead, kernel.bytesWritten});
   if (wants(options.emit, "llvm")) {
     auto text =
         target::emitModule(llvmModule, **machine, target::OutputKind::LLVMIR);

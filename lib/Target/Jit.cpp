@@ -48,4 +48,12 @@ Expected<EntryFunction> Jit::lookup(std::string_view symbol) {
   return address->toPtr<EntryFunction>();
 }
 
+Expected<void *> Jit::lookupAddress(std::string_view symbol) {
+  auto address = jit_->lookup(llvm::StringRef(symbol.data(), symbol.size()));
+  if (!address)
+    return fromLLVM(address.takeError(),
+                    fmt::format("cannot find symbol '{}'", symbol));
+  return address->toPtr<void *>();
+}
+
 } // namespace kiln::target

@@ -53,6 +53,9 @@ void addCompileCommand(CLI::App &app, Runner &runner) {
   command->add_flag("--no-fusion", [options](int64_t) { options->fusion = false; },
                     "Skip the fusion passes only (output, loop and input "
                     "fusions)");
+  command->add_flag("--profile", options->profile,
+                    "Add per-kernel time and call counters to the object, "
+                    "read through NAME_profile() (docs/abi.md)");
   auto timePhases = std::make_shared<bool>(false);
   command->add_flag("--time-phases", *timePhases,
                     "Print the wall and CPU seconds of every compile phase "

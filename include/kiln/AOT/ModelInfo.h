@@ -35,6 +35,13 @@ struct KernelInfo {
   int64_t tasks = 1;    // tasks NAME_run_parallel hands to the pool
 };
 
+/// One kernel of a profiled object (kiln compile --profile), in the order
+/// of NAME_profile()'s counters.
+struct ProfileKernelInfo {
+  std::string instruction, opcode, sources;
+  int64_t flops = 0, bytesRead = 0, bytesWritten = 0;
+};
+
 struct ModelInfo {
   std::string name;         // C identifier: NAME_run, NAME_ARENA_SIZE, ...
   std::string cppNamespace; // "a::b" or empty
@@ -55,6 +62,9 @@ struct ModelInfo {
   std::vector<std::string> requiredSymbols;
   std::string tuning; // what the kernels were tuned for (TargetInfo)
   std::vector<KernelInfo> kernels;
+  /// Compiled with --profile: the header declares NAME_profile().
+  bool profile = false;
+  std::vector<ProfileKernelInfo> profileKernels;
 };
 
 /// `text` made a valid C identifier: every character outside [A-Za-z0-9_]

@@ -6,7 +6,10 @@
 //   int NAME_run_parallel(..., void* arena, const kiln_parallel* pool)
 // returning 0 on success (NAME_run is NAME_run_parallel without a pool),
 // which calls one internal function per scheduled instruction in schedule
-// order. Everything else is internal. The generated code
+// order. Everything else is internal, except with `profile`:
+//   const kiln_profile *NAME_profile(void)
+//   void NAME_profile_set_clock(kiln_profile_clock clock, void *ctx)
+// (NAME_run being the entry name). The generated code
 // calls nothing outside the module except the symbols it reports in
 // `requiredSymbols` (ideally none).
 //
@@ -33,6 +36,18 @@ namespace kiln::codegen {
 struct CodeGenOptions {
   std::string entryName = "kiln_run"; // the C symbol of the entry point
   bool fastMath = false;
+  /// Per-kernel profiling counters around every call of the entry (kiln
+  /// compile --profile; docs/abi.md). Off, nothing of it is emitted.
+  bool profile = false;
+};
+
+/// One kernel of a profiled module: an internal function the entry calls,
+/// in call order (the order of the counters NAME_profile() exposes).
+struct ProfileKernel {
+  std::string instruction; // the HLO instruction, or "(results)"
+  std::string opcode;      // its opcode ("fusion", "dot", ...), or "copy"
+  std::string sources;     // its source-model nodes, comma-separated
+  int64_t flops = 0, bytesRead = 0, bytesWritten = 0; // CostAnalysis
 };
 
 /// One contraction kernel as code generation chose it (reported in the
@@ -54,6 +69,8 @@ struct CodeGenResult {
   int64_t weightsBytes = 0;                 // bytes of constant data
   std::vector<KernelRecord> kernels;        // contraction kernels chosen
   std::string targetDescription;            // TargetInfo::describe()
+  /// The kernels, in counter order (with options.profile only).
+  std::vector<ProfileKernel> profileKernels;
 };
 
 /// Emits LLVM IR for `module`, using the target's data layout and vector

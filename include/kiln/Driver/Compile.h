@@ -42,6 +42,8 @@ struct CompileOptions {
   /// Partitions of machine-code generation (hidden --codegen-partitions,
   /// for tests); 0: by the module's size.
   unsigned codegenPartitions = 0;
+  /// Per-kernel profiling counters in the object (--profile; docs/abi.md).
+  bool profile = false;
 };
 
 struct CompileResult {

@@ -35,6 +35,8 @@ public:
   ~Jit();
 
   Expected<EntryFunction> lookup(std::string_view symbol);
+  /// The address of any defined symbol (NAME_profile, say).
+  Expected<void *> lookupAddress(std::string_view symbol);
 
 private:
   Jit() = default;

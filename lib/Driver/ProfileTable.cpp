@@ -1,0 +1,77 @@
+//===- ProfileTable.cpp - The table `kiln profile` prints -----------------===//
+//
+// The most expensive kernels first: time per run, share of the run time
+// (the whole entry call, so the shares of all kernels add up to a little
+// under 100%: the rest is the clock reads between kernels), and what the
+// kernel achieved against its static cost (CostAnalysis FLOPs and bytes).
+//
+//===----------------------------------------------------------------------===//
+#include "kiln/Driver/Profile.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <numeric>
+
+namespace kiln::driver {
+
+namespace {
+
+/// "12.34" GFLOP/s, or "-" for a kernel without arithmetic or time.
+std::string gigaFlopsPerSecond(const KernelTime &kernel) {
+  if (kernel.flops == 0 || kernel.seconds <= 0)
+    return "-";
+  return fmt::format("{:.2f}", double(kernel.flops) * double(kernel.calls) /
+                                   kernel.seconds / 1e9);
+}
+
+std::string percent(double part, double whole) {
+  return whole > 0 ? fmt::format("{:.1f}%", 100 * part / whole) : "-";
+}
+
+} // namespace
+
+std::string formatProfileTable(const ProfileReport &report, int64_t top) {
+  double runs = double(std::max<int64_t>(report.runs, 1));
+  std::vector<const KernelTime *> order;
+  for (const KernelTime &kernel : report.kernels)
+    order.push_back(&kernel);
+  // Ties keep call order, so the table is stable for equal times.
+  std::stable_sort(order.begin(), order.end(),
+                   [](const KernelTime *a, const KernelTime *b) {
+                     return a->seconds > b->seconds;
+                   });
+  size_t shown = std::min(order.size(), size_t(std::max<int64_t>(top, 0)));
+  double kernelSeconds = 0;
+  for (const KernelTime *kernel : order)
+    kernelSeconds += kernel->seconds;
+
+  std::string out =
+      fmt::format("kiln profile: {}, {} runs, {:.3f} us per run (kernels {})\n",
+                  report.model, report.runs, report.runSeconds / runs * 1e6,
+                  percent(kernelSeconds, report.runSeconds));
+  size_t nameWidth = 6;
+  for (size_t i = 0; i < shown; ++i)
+    nameWidth = std::max(nameWidth, order[i]->instruction.size());
+  out += fmt::format("{:<{}}  {:<20} {:>12} {:>7} {:>14} {:>12} {:>9}\n",
+                     "kernel", nameWidth, "opcode", "us per run", "share",
+                     "FLOPs", "bytes", "GFLOP/s");
+  for (size_t i = 0; i < shown; ++i) {
+    const KernelTime &kernel = *order[i];
+    out += fmt::format("{:<{}}  {:<20} {:>12.3f} {:>7} {:>14} {:>12} {:>9}\n",
+                       kernel.instruction, nameWidth, kernel.opcode,
+                       kernel.seconds / runs * 1e6,
+                       percent(kernel.seconds, report.runSeconds), kernel.flops,
+                       kernel.bytes, gigaFlopsPerSecond(kernel));
+  }
+  if (shown < order.size()) {
+    double rest = 0;
+    for (size_t i = shown; i < order.size(); ++i)
+      rest += order[i]->seconds;
+    out += fmt::format("({} more kernels: {})\n", order.size() - shown,
+                       percent(rest, report.runSeconds));
+  }
+  return out;
+}
+
+} // namespace kiln::driver
