@@ -17,7 +17,8 @@
   X(Opt)                                                                       \
   X(Run)                                                                       \
   X(Compile)                                                                   \
-  X(Inspect)
+  X(Inspect)                                                                   \
+  X(Check)
 
 namespace kiln::tool {
 #define KILN_DECLARE_COMMAND(Name) void add##Name##Command(CLI::App &, Runner &);
