@@ -15,6 +15,10 @@ void addCheckCommand(CLI::App &app, Runner &runner) {
       "check", "Golden check: run the compiled model (host JIT) and the "
                "reference evaluator on the same inputs and compare every "
                "instruction; exit 0 when all agree");
+  command->footer("Examples:\n"
+                  "  kiln check model.onnx                        # seeded inputs\n"
+                  "  kiln check model.onnx --input x=x.npy --expect y=onnxruntime_y.npy\n"
+                  "  kiln check model.json --f64 --tolerance 1e-4,1e-6");
   command->add_option("model", options->model,
                       "Model file: .hlo, .pb, .pbtxt, .json (GraphDef or "
                       "TF.js model.json), .onnx")
