@@ -22,10 +22,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <charconv>
 #include <cmath>
 #include <cstdlib>
-#include <map>
 #include <optional>
 #include <ostream>
 
@@ -45,16 +43,16 @@ struct Values {
 };
 
 /// One --expect file, matched to a model result.
-struct Expected_ {
+struct ExpectedOutput {
   size_t result;
   std::string file;
   ir::Literal value;
 };
 
-Expected<std::vector<Expected_>>
+Expected<std::vector<ExpectedOutput>>
 loadExpected(const import::ImportedModel &model,
              const std::vector<std::string> &specs) {
-  std::vector<Expected_> expected;
+  std::vector<ExpectedOutput> expected;
   for (const std::string &spec : specs) {
     size_t equals = spec.find('=');
     if (equals == std::string::npos || equals == 0 || equals + 1 == spec.size())
@@ -325,12 +323,12 @@ bool checkImported(const import::ImportedModel &model,
   return agree;
 }
 
-bool checkExpected(const std::vector<Expected_> &expected,
+bool checkExpected(const std::vector<ExpectedOutput> &expected,
                    const import::ImportedModel &model,
                    const CheckModules &check, const Values &values,
                    const Tolerance &tolerance, std::ostream &out) {
   bool agree = true;
-  for (const Expected_ &entry : expected) {
+  for (const ExpectedOutput &entry : expected) {
     size_t probe = check.outputs[entry.result];
     Difference difference =
         compareTensors(values.compiled[probe], entry.value, tolerance);
@@ -393,7 +391,7 @@ Expected<bool> runCheck(const CheckOptions &options, std::ostream &out) {
       return bound.takeError();
     args = std::move(*bound);
   }
-  Expected<std::vector<Expected_>> expected =
+  Expected<std::vector<ExpectedOutput>> expected =
       loadExpected(*model, options.expect);
   if (!expected)
     return expected.takeError();
