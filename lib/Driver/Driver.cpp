@@ -24,9 +24,11 @@ struct ModelFormat {
 
 Expected<import::ImportedModel> importHlo(const std::string &path,
                                           const import::ImportOptions &options) {
-  if (!options.configPath.empty() || !options.shapes.empty())
-    return makeError("{}: --config and --shape apply to TensorFlow and ONNX "
-                     "models; an HLO module's shapes are already static",
+  if (!options.configPath.empty() || !options.shapes.empty() ||
+      !options.freeze.empty())
+    return makeError("{}: --config, --shape and --freeze apply to TensorFlow "
+                     "and ONNX models; an HLO module's shapes are already "
+                     "static",
                      path);
   Expected<std::unique_ptr<ir::Module>> module = loadModule(path);
   if (!module)

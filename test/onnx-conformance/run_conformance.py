@@ -24,8 +24,9 @@ run's results, keeping the notes of entries whose category did not change.
 
 Ahead-of-time compilation needs static shapes, so an input that a lowering
 requires to be a compile-time constant (Reshape's shape, Slice's starts, ...)
-is folded into an initializer with the test's own value and the test is
-compiled again; such passes are reported as `PASS (frozen: NAMES)`.
+is bound to the test's own value with `kiln compile --freeze NAME=FILE.npy`
+and the test is compiled again; such passes are reported as
+`PASS (frozen: NAMES)`. `--no-freeze` turns that off, to count what it adds.
 """
 import argparse
 import concurrent.futures
@@ -369,10 +370,11 @@ class Runner:
         run(self.cc[:1] + ['-std=c11', '-O1', '-c', self.opts.driver, '-o',
                            self.driver_obj], 'link-error')
 
-    def compile(self, model_path, work):
+    def compile(self, model_path, work, freeze=()):
         out = os.path.join(work, 'kiln_model')
         cmd = [self.opts.kiln, 'compile', model_path, '--target', self.triple,
                '--name', 'kiln_model', '-o', out]
+        cmd += [f'--freeze={spec}' for spec in freeze]
         if self.opts.cpu:
             cmd += ['--cpu', self.opts.cpu]
         try:
@@ -456,16 +458,19 @@ class Runner:
         return 'pass', note
 
     def compile_freezing(self, model, model_path, inputs, work):
-        """Compiles, folding graph inputs that must be constants into
-        initializers with this data set's values (one at a time)."""
+        """Compiles, binding graph inputs that must be constants to this data
+        set's values with `kiln compile --freeze NAME=FILE.npy` (the model
+        file is not rewritten)."""
         frozen = {}
         names = [i.name for i in model.graph.input]
         while True:
             try:
-                manifest, exe = self.compile(model_path, work)
+                manifest, exe = self.compile(
+                    model_path, work, self.freeze_specs(frozen, names, work))
                 return manifest, exe, set(frozen)
             except TestFailure as failure:
-                if failure.category != 'not-aot:data-dependent-shape':
+                if (failure.category != 'not-aot:data-dependent-shape' or
+                        self.opts.no_freeze):
                     raise
                 values = inputs()
                 targets = [t for t in inputs_to_freeze(
@@ -475,16 +480,16 @@ class Runner:
                     raise
                 for target in targets:
                     frozen[target] = values[names.index(target)]
-                model_path = self.write_frozen(model, frozen, work)
 
-    def write_frozen(self, model, frozen, work):
-        copy = onnx.ModelProto()
-        copy.CopyFrom(model)
+    @staticmethod
+    def freeze_specs(frozen, names, work):
+        """NAME=FILE.npy for every frozen input, the value saved by NumPy."""
+        specs = []
         for name, value in frozen.items():
-            copy.graph.initializer.append(numpy_helper.from_array(value, name))
-        path = os.path.join(work, 'frozen.onnx')
-        onnx.save(copy, path)
-        return path
+            path = os.path.join(work, f'frozen_{names.index(name)}.npy')
+            np.save(path, value)
+            specs.append(f'{name}={path}')
+        return specs
 
     def attempt(self, name):
         try:
@@ -641,6 +646,8 @@ def main():
                    'files instead of running tests')
     p.add_argument('--driver', default=os.path.join(here, 'driver.c'))
     p.add_argument('--keep', action='store_true', help='keep work files')
+    p.add_argument('--no-freeze', action='store_true',
+                   help='do not retry with --freeze (to count what it adds)')
     p.add_argument('--quiet', action='store_true',
                    help='print only failures and the summary')
     opts = p.parse_args()

@@ -19,7 +19,7 @@ namespace kiln::tool {
 /// The selected subcommand's work, run after parsing succeeds.
 using Runner = std::function<Error()>;
 
-/// --config and --shape, shared by every subcommand that imports a model.
+/// --config, --shape and --freeze, shared by every subcommand that imports a model.
 inline void addImportOptions(CLI::App &command, import::ImportOptions &options) {
   command.add_option("--config", options.configPath,
                      "tfcompile feed/fetch config (tf2xla.Config as text "
@@ -28,6 +28,11 @@ inline void addImportOptions(CLI::App &command, import::ImportOptions &options) 
   command.add_option("--shape", options.shapes,
                      "NAME=D0,D1,... fixes the dynamic dimensions of input "
                      "NAME (repeat per input)")
+      ->allow_extra_args(false);
+  command.add_option("--freeze", options.freeze,
+                     "NAME=FILE.npy or NAME=V0,V1,... binds input NAME to "
+                     "that constant at import (it leaves the ABI); for "
+                     "shape-setting inputs (repeat per input)")
       ->allow_extra_args(false);
 }
 

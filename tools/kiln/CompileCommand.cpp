@@ -16,6 +16,10 @@ void addCompileCommand(CLI::App &app, Runner &runner) {
   CLI::App *command = app.add_subcommand(
       "compile", "Compile a model ahead of time into PREFIX.o, PREFIX.h "
                  "(C and C++ API) and PREFIX.json (manifest)");
+  command->footer("Examples:\n"
+                  "  kiln compile model.pb --config model.config.pbtxt -o build/mnist\n"
+                  "  kiln compile model.onnx --shape input=1,3,224,224 --target aarch64-linux-gnu --cpu cortex-a72\n"
+                  "  kiln compile model.onnx --freeze shape=shape.npy --emit hlo,report");
   command->add_option("model", options->model,
                       "Model file: .hlo, .pb, .pbtxt, .json (GraphDef or "
                       "TF.js model.json), .onnx")

@@ -13,6 +13,10 @@ void addInspectCommand(CLI::App &app, Runner &runner) {
   CLI::App *command = app.add_subcommand(
       "inspect", "Show a model's inputs, outputs, ops, unsupported ops, "
                  "weight bytes, FLOPs and arena size");
+  command->footer("Examples:\n"
+                  "  kiln inspect model.onnx\n"
+                  "  kiln inspect model.json --json\n"
+                  "  kiln inspect model.pb --config model.config.pbtxt --shape x=8,784");
   command->add_option("model", options->model,
                       "Model file: .hlo, .pb, .pbtxt, .json (GraphDef or "
                       "TF.js model.json), .onnx")

@@ -19,6 +19,10 @@ void addOptCommand(CLI::App &app, Runner &runner) {
   auto flags = std::make_shared<OptFlags>();
   CLI::App *command = app.add_subcommand(
       "opt", "Run passes on an HLO module and print the result as HLO text");
+  command->footer("Examples:\n"
+                  "  kiln opt model.hlo                 # parse, verify, print\n"
+                  "  kiln opt model.hlo --passes algebraic-simplifier,cse,dce -o out.hlo\n"
+                  "  kiln opt model.hlo --print-after all 2> steps.txt");
   command->add_option("input", flags->options.input,
                       "HLO text file, or - for standard input (default)");
   command->add_option("--passes", flags->passes,

@@ -12,6 +12,10 @@ void addRunCommand(CLI::App &app, Runner &runner) {
   auto options = std::make_shared<driver::RunOptions>();
   CLI::App *command = app.add_subcommand(
       "run", "Execute a model on .npy inputs and write one .npy per result");
+  command->footer("Examples:\n"
+                  "  kiln run model.onnx --input x=x.npy --output-dir out\n"
+                  "  kiln run model.pb --config model.config.pbtxt --input x=x.npy --reference\n"
+                  "  kiln run model.onnx --freeze shape=1,-1 --input data=data.npy");
   command->add_option("model", options->model,
                       "Model file: .hlo, .pb, .pbtxt, .json (GraphDef or "
                       "TF.js model.json), .onnx")

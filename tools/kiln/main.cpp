@@ -18,7 +18,8 @@
   X(Run)                                                                       \
   X(Compile)                                                                   \
   X(Inspect)                                                                   \
-  X(Profile)
+  X(Profile)                                                                   \
+  X(Check)
 
 namespace kiln::tool {
 #define KILN_DECLARE_COMMAND(Name) void add##Name##Command(CLI::App &, Runner &);
@@ -53,9 +54,18 @@ bool checkCommandName(CLI::App &app, int argc, char **argv) {
 
 int runTool(int argc, char **argv) {
   CLI::App app{"kiln: an ahead-of-time compiler for tensor graphs. It reads "
-               "HLO text (and, as importers land, TensorFlow and ONNX "
-               "models) and runs, optimizes or compiles it.",
+               "TensorFlow GraphDefs (.pb, .pbtxt, .json), TensorFlow.js "
+               "graph models (model.json), ONNX models (.onnx) and HLO text "
+               "(.hlo), and compiles them to an object file, a C/C++ header "
+               "and a JSON manifest for x86-64 and AArch64; it also runs, "
+               "inspects and checks them on the host.",
                "kiln"};
+  app.footer("Examples:\n"
+             "  kiln compile model.pb --config model.config.pbtxt -o mnist\n"
+             "  kiln run model.onnx --input x=x.npy --output-dir out\n"
+             "  kiln check model.onnx --f64\n"
+             "Run 'kiln <command> --help' for a command's flags; docs/cli.md "
+             "has the details.");
   app.set_version_flag("--version", "kiln " KILN_VERSION_STRING
                                     " (LLVM " KILN_LLVM_VERSION_STRING ")");
   app.require_subcommand(1);

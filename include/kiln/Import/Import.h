@@ -27,6 +27,10 @@ struct ImportOptions {
   std::string configPath;
   /// "NAME=D0,D1,..." from --shape: fixes the dimensions of input NAME.
   std::vector<std::string> shapes;
+  /// "NAME=FILE.npy" or "NAME=V0,V1,..." from --freeze: input NAME becomes
+  /// a constant with that value and leaves the entry's parameters
+  /// (FrozenInputs.h).
+  std::vector<std::string> freeze;
 };
 
 /// One op the importer cannot lower, with every node that uses it.

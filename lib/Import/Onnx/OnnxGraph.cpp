@@ -1,7 +1,11 @@
 //===- OnnxGraph.cpp - Values and node contexts of one ONNX graph ---------===//
 #include "Onnx/OnnxGraph.h"
 
+#include <cctype>
+
 #include "Onnx/OnnxTensor.h"
+
+#include "kiln/IR/Module.h"
 
 #include <fmt/format.h>
 
@@ -211,6 +215,27 @@ void OnnxContext::setOutput(size_t i, Value value) {
     return;
   outputSet_[i] = true;
   graph_.define(node_.output(int(i)), value);
+  graph_.nameAfterOutput(value, node_.output(int(i)));
+}
+
+void OnnxGraph::nameAfterOutput(Value value, const std::string &output) {
+  if (parent_)
+    return parent_->nameAfterOutput(value, output);
+  if (value->opcode() == ir::Opcode::Parameter ||
+      value->opcode() == ir::Opcode::Constant || !named_.insert(value).second)
+    return;
+  ir::Module *module = builder_.computation().parent();
+  if (!module)
+    return;
+  std::string name;
+  for (char c : output)
+    name += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+                    c == '.' || c == '-'
+                ? c
+                : '_';
+  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])))
+    name = "node_" + name;
+  value->setName(module->uniqueName(name));
 }
 
 int64_t OnnxContext::firstMissingOutput() const {

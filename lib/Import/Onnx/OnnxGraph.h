@@ -14,6 +14,7 @@
 #include "onnx/onnx.pb.h"
 
 #include <map>
+#include <set>
 #include <string>
 
 namespace kiln::import::onnx {
@@ -38,6 +39,11 @@ public:
   /// unknown or its tensor is bad.
   Value lookup(const std::string &name);
   void define(const std::string &name, Value value) { values_[name] = value; }
+  /// Names a value a node computed after the node output it is, so HLO
+  /// instructions (and `kiln check`, dumps) show the source node; a value
+  /// already named that way (passed through by Identity, ...), a parameter
+  /// and a constant keep their names.
+  void nameAfterOutput(Value value, const std::string &output);
 
   /// Lowers `nodes` in order at `opset`. The error, if any, names the node:
   /// "node 'NAME' (OpType): message".
@@ -54,6 +60,7 @@ private:
   OnnxGraph *parent_;
   std::map<std::string, const onnxpb::TensorProto *> initializers_;
   std::map<std::string, Value> values_;
+  std::set<Value> named_; ///< values named after an output (root graph)
 };
 
 /// The node-level view a lowering works through.

@@ -11,6 +11,7 @@
 #include "Onnx/OnnxGraph.h"
 #include "Onnx/OnnxTensor.h"
 
+#include "kiln/Import/FrozenInputs.h"
 #include "kiln/IR/Verifier.h"
 #include "kiln/Support/FileUtils.h"
 
@@ -49,6 +50,7 @@ struct ModelState {
   const onnxpb::GraphProto *graph = nullptr;
   int64_t opset = 0;
   std::map<std::string, std::vector<int64_t>> shapes; // --shape
+  std::map<std::string, FrozenInput> frozen;          // --freeze
 };
 
 Error checkOpsets(const onnxpb::ModelProto &model, ModelState &state) {
@@ -224,6 +226,60 @@ std::string instructionName(const std::string &name) {
   return out;
 }
 
+/// The declared dims of a graph input for --freeze: -1 where unknown,
+/// nullopt without a declared shape.
+std::optional<std::vector<int64_t>>
+declaredDims(const onnxpb::TypeProto::Tensor &tensor) {
+  if (!tensor.has_shape())
+    return std::nullopt;
+  std::vector<int64_t> dims;
+  for (const auto &dim : tensor.shape().dim())
+    dims.push_back(dim.has_dim_value() ? dim.dim_value() : -1);
+  return dims;
+}
+
+/// Binds graph input `info` to its --freeze value: a constant, so the
+/// lowerings that need compile-time values (Reshape's shape, ...) see one.
+Error defineFrozen(OnnxGraph &graph, const onnxpb::ValueInfoProto &info,
+                   const FrozenInput &frozen, const ModelState &state) {
+  Expected<const onnxpb::TypeProto::Tensor *> tensor =
+      tensorType(info, "input");
+  if (!tensor)
+    return makeError("{}: {}", state.file, tensor.errorMessage());
+  Expected<ir::DType> dtype = dtypeFromOnnx((*tensor)->elem_type());
+  if (!dtype)
+    return makeError("{}: input '{}': {}", state.file, info.name(),
+                     dtype.errorMessage());
+  Expected<ir::Literal> literal =
+      frozenLiteral(info.name(), frozen, *dtype, declaredDims(**tensor));
+  if (!literal)
+    return makeError("{}: {}", state.file, literal.errorMessage());
+  Value value = graph.builder().constant(std::move(*literal));
+  if (Error error = graph.builder().takeError())
+    return makeError("{}: input '{}': {}", state.file, info.name(),
+                     error.message());
+  ir::Module *module = graph.builder().computation().parent();
+  value->setName(module->uniqueName(instructionName(info.name())));
+  graph.define(info.name(), value);
+  return Error::success();
+}
+
+/// Every --freeze name must be a graph input that is not an initializer.
+Error checkFrozenNames(const OnnxGraph &graph, const ModelState &state) {
+  std::vector<std::string> inputs;
+  for (const onnxpb::ValueInfoProto &info : state.graph->input())
+    if (!graph.isInitializer(info.name()))
+      inputs.push_back(info.name());
+  if (Error error = unknownFrozenInputs(state.frozen, inputs, inputs))
+    return makeError("{}: {}", state.file, error.message());
+  for (const auto &[name, frozen] : state.frozen)
+    if (state.shapes.count(name))
+      return makeError("{}: input '{}' is given both --freeze and --shape; "
+                       "a frozen input takes its shape from its value",
+                       state.file, name);
+  return Error::success();
+}
+
 /// Entry parameters for the graph inputs that are not initializers.
 Error addParameters(OnnxGraph &graph, const ModelState &state,
                     ImportedModel &model) {
@@ -235,10 +291,18 @@ Error addParameters(OnnxGraph &graph, const ModelState &state,
       return makeError("{}: --shape names '{}', which is not an input of the "
                        "model",
                        state.file, name);
+  if (Error error = checkFrozenNames(graph, state))
+    return error;
   int64_t number = 0;
   for (const onnxpb::ValueInfoProto &info : state.graph->input()) {
     if (graph.isInitializer(info.name()))
       continue; // a default value the caller cannot override: a constant
+    if (auto frozen = state.frozen.find(info.name());
+        frozen != state.frozen.end()) {
+      if (Error error = defineFrozen(graph, info, frozen->second, state))
+        return error;
+      continue;
+    }
     Expected<ir::Shape> shape = inputShape(info, state);
     if (!shape)
       return makeError("{}: {}", state.file, shape.errorMessage());
@@ -370,6 +434,11 @@ Expected<ImportedModel> importOnnxBytes(std::string_view bytes,
   if (!shapes)
     return shapes.takeError();
   state.shapes = std::move(*shapes);
+  Expected<std::map<std::string, FrozenInput>> frozen =
+      parseFrozenInputs(options.freeze);
+  if (!frozen)
+    return frozen.takeError();
+  state.frozen = std::move(*frozen);
   if (!options.configPath.empty())
     return makeError("{}: --config (tfcompile's feed/fetch config) applies to "
                      "TensorFlow models; an ONNX model's feeds and fetches are "

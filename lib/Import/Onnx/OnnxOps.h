@@ -45,8 +45,9 @@ public:
 protected:
   explicit OnnxNodeContext(GraphBuilder &builder) : NodeContext(builder) {}
   std::string_view notConstantHint() const override {
-    return "depends on a graph input; fix the shapes with --shape or make it "
-           "an initializer";
+    return "depends on a graph input; freeze that input to its value with "
+           "--freeze NAME=FILE.npy or NAME=V0,V1,..., or fix the shapes with "
+           "--shape";
   }
 };
 

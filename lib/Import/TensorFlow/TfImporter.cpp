@@ -72,7 +72,14 @@ Error Lowering::nodeError(size_t node, const std::string &message) const {
 Error Lowering::createParameters() {
   int64_t number = 0;
   for (FeedSpec &feed : plan_.feeds) {
-    feed.parameter = builder_.parameter(number++, feed.shape, hloName(feed.name));
+    if (feed.frozen) {
+      feed.parameter = builder_.constant(*feed.frozen);
+      if (feed.parameter)
+        feed.parameter->setName(module_.uniqueName(hloName(feed.name)));
+    } else {
+      feed.parameter =
+          builder_.parameter(number++, feed.shape, hloName(feed.name));
+    }
     named_.insert(feed.parameter);
     plan_.state->fed[{feed.node, feed.index}] = feed.parameter;
   }
@@ -217,14 +224,16 @@ Expected<ImportedModel> lowerPlan(TfPlan &plan) {
 
   ImportedModel model;
   for (const FeedSpec &feed : plan.feeds)
-    model.args.push_back({feed.name, false, true});
+    if (!feed.frozen)
+      model.args.push_back({feed.name, false, true});
+  size_t feedArgs = model.args.size();
   for (const VariableSpec &variable : plan.state->variables)
     model.args.push_back({variable.name, true, variable.readonly});
   for (const FetchSpec &fetch : plan.fetches)
     model.resultNames.push_back(fetch.name);
   for (const auto &[variable, value] : plan.state->updates) {
     model.variableUpdates.push_back(
-        {model.resultNames.size(), plan.feeds.size() + variable});
+        {model.resultNames.size(), feedArgs + variable});
     model.resultNames.push_back(plan.state->variables[variable].name);
   }
   model.summary = plan.summary;

@@ -58,7 +58,8 @@ public:
 protected:
   explicit TfNodeContext(GraphBuilder &builder) : NodeContext(builder) {}
   std::string_view notConstantHint() const override {
-    return "depends on a feed; fix the shapes with --shape or feed a constant";
+    return "depends on a feed; freeze that feed to its value with --freeze "
+           "NAME=FILE.npy or NAME=V0,V1,..., or fix the shapes with --shape";
   }
 };
 

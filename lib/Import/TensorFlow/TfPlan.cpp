@@ -2,6 +2,8 @@
 #include "TensorFlow/TfPlan.h"
 #include "TensorFlow/TfTensor.h"
 
+#include "kiln/Import/FrozenInputs.h"
+
 #include <fmt/format.h>
 
 #include <set>
@@ -83,8 +85,9 @@ tensorflow::tf2xla::Config defaultConfig(const TfModel &model,
 
 class Planner {
 public:
-  Planner(TfPlan &plan, ShapeOverrides shapes)
-      : plan_(plan), shapes_(std::move(shapes)) {}
+  Planner(TfPlan &plan, ShapeOverrides shapes,
+          std::map<std::string, FrozenInput> frozen)
+      : plan_(plan), shapes_(std::move(shapes)), frozen_(std::move(frozen)) {}
 
   Error resolve(const tensorflow::tf2xla::Config &config);
   void prune();
@@ -92,16 +95,26 @@ public:
 
 private:
   Expected<size_t> findNode(const std::string &name, std::string_view what);
-  Expected<ir::Shape> feedShape(const tensorflow::tf2xla::Feed &feed,
-                                const std::string &name, size_t node);
+  /// A feed's dtype and dims as the config or node declares them, with
+  /// --shape applied (-1: unknown).
+  struct DeclaredFeed {
+    ir::DType dtype;
+    std::optional<std::vector<int64_t>> dims;
+  };
+  Expected<DeclaredFeed> declaredFeed(const tensorflow::tf2xla::Feed &feed,
+                                      const std::string &name, size_t node);
+  Expected<ir::Shape> feedShape(const DeclaredFeed &declared,
+                                const std::string &name);
   Error resolveFeed(const tensorflow::tf2xla::Feed &feed);
   Error resolveVariable(const tensorflow::tf2xla::Variable &variable);
   Error resolveFetch(const tensorflow::tf2xla::Fetch &fetch);
   Error checkShapesUsed() const;
+  Error checkFrozenNames(const tensorflow::tf2xla::Config &config) const;
   bool dependsOnStep(size_t update) const;
 
   TfPlan &plan_;
   ShapeOverrides shapes_;
+  std::map<std::string, FrozenInput> frozen_; ///< --freeze, by feed name
 };
 
 Expected<size_t> Planner::findNode(const std::string &name,
@@ -112,6 +125,15 @@ Expected<size_t> Planner::findNode(const std::string &name,
   return makeError("{}: error: {} names node '{}', which is not in the graph "
                    "{}",
                    plan_.configName, what, name, plan_.model.path);
+}
+
+/// The input name of a feed: its config name, else the tensor's name.
+std::string feedName(const tensorflow::tf2xla::Feed &feed) {
+  const std::string &nodeName = feed.id().node_name();
+  int64_t index = feed.id().output_index();
+  if (!feed.name().empty())
+    return feed.name();
+  return index == 0 ? nodeName : fmt::format("{}:{}", nodeName, index);
 }
 
 // A node's element type from its attributes, for feeds without `type`.
@@ -125,8 +147,9 @@ std::optional<tensorflow::DataType> nodeType(const tensorflow::NodeDef &node) {
   return std::nullopt;
 }
 
-Expected<ir::Shape> Planner::feedShape(const tensorflow::tf2xla::Feed &feed,
-                                       const std::string &name, size_t node) {
+Expected<Planner::DeclaredFeed>
+Planner::declaredFeed(const tensorflow::tf2xla::Feed &feed,
+                      const std::string &name, size_t node) {
   const tensorflow::NodeDef &def = plan_.graph->node(node);
   std::optional<tensorflow::DataType> type =
       feed.type() != tensorflow::DT_INVALID ? feed.type() : nodeType(def);
@@ -161,6 +184,12 @@ Expected<ir::Shape> Planner::feedShape(const tensorflow::tf2xla::Feed &feed,
     dims = fixed;
     shapes_.erase(override);
   }
+  return DeclaredFeed{*dtype, std::move(dims)};
+}
+
+Expected<ir::Shape> Planner::feedShape(const DeclaredFeed &declared,
+                                       const std::string &name) {
+  const std::optional<std::vector<int64_t>> &dims = declared.dims;
   bool known = dims.has_value();
   for (size_t i = 0; known && i < dims->size(); ++i)
     known = (*dims)[i] >= 0;
@@ -168,25 +197,39 @@ Expected<ir::Shape> Planner::feedShape(const tensorflow::tf2xla::Feed &feed,
     return makeError("{}: error: input '{}' has shape {} with unknown "
                      "dimensions; fix them with --shape {}=D0,D1,...",
                      plan_.model.path, name, describeDims(dims), name);
-  return ir::Shape(*dtype, *dims);
+  return ir::Shape(declared.dtype, *dims);
 }
 
 Error Planner::resolveFeed(const tensorflow::tf2xla::Feed &feed) {
   const std::string &nodeName = feed.id().node_name();
   int64_t index = feed.id().output_index();
-  std::string name = !feed.name().empty() ? feed.name()
-                     : index == 0         ? nodeName
-                                          : fmt::format("{}:{}", nodeName, index);
+  std::string name = feedName(feed);
   Expected<size_t> node = findNode(nodeName, fmt::format("feed '{}'", name));
   if (!node)
     return node.takeError();
-  Expected<ir::Shape> shape = feedShape(feed, name, *node);
+  Expected<DeclaredFeed> declared = declaredFeed(feed, name, *node);
+  if (!declared)
+    return declared.takeError();
+  // A frozen feed is still fed (pruning stops there), by a constant.
+  std::optional<ir::Literal> frozenValue;
+  auto frozen = frozen_.find(name);
+  if (frozen != frozen_.end()) {
+    Expected<ir::Literal> literal = frozenLiteral(
+        name, frozen->second, declared->dtype, declared->dims);
+    if (!literal)
+      return makeError("{}: error: {}", plan_.model.path,
+                       literal.errorMessage());
+    frozenValue = std::move(*literal);
+  }
+  Expected<ir::Shape> shape = frozenValue ? frozenValue->shape()
+                                          : feedShape(*declared, name);
   if (!shape)
     return shape.takeError();
   if (!plan_.state->fed.emplace(std::pair(*node, index), nullptr).second)
     return makeError("{}: error: tensor '{}:{}' is fed twice",
                      plan_.configName, nodeName, index);
-  plan_.feeds.push_back({name, *node, index, std::move(*shape), nullptr});
+  plan_.feeds.push_back(
+      {name, *node, index, std::move(*shape), nullptr, std::move(frozenValue)});
   return Error::success();
 }
 
@@ -253,7 +296,21 @@ Error Planner::checkShapesUsed() const {
                    inputs.empty() ? "none" : fmt::format("{}", fmt::join(inputs, ", ")));
 }
 
+// Checked before any feed is resolved, so a misspelt --freeze is reported
+// rather than the unknown shape of the input it was meant for.
+Error Planner::checkFrozenNames(
+    const tensorflow::tf2xla::Config &config) const {
+  std::vector<std::string> inputs;
+  for (const tensorflow::tf2xla::Feed &feed : config.feed())
+    inputs.push_back(feedName(feed));
+  if (Error error = unknownFrozenInputs(frozen_, inputs, inputs))
+    return makeError("{}: error: {}", plan_.configName, error.message());
+  return Error::success();
+}
+
 Error Planner::resolve(const tensorflow::tf2xla::Config &config) {
+  if (Error error = checkFrozenNames(config))
+    return error;
   for (const tensorflow::tf2xla::Feed &feed : config.feed())
     if (Error error = resolveFeed(feed))
       return error;
@@ -410,7 +467,11 @@ Expected<std::unique_ptr<TfPlan>> planImport(const std::string &path,
       return read.takeError();
     config = std::move(*read);
   }
-  Planner planner(*plan, std::move(*shapes));
+  Expected<std::map<std::string, FrozenInput>> frozen =
+      parseFrozenInputs(options.freeze);
+  if (!frozen)
+    return frozen.takeError();
+  Planner planner(*plan, std::move(*shapes), std::move(*frozen));
   if (Error error = planner.resolve(config))
     return error;
   planner.prune();

@@ -25,7 +25,9 @@ struct FeedSpec {
   size_t node = 0;
   int64_t index = 0;
   ir::Shape shape;
-  Value parameter = nullptr;
+  Value parameter = nullptr; ///< the entry parameter, or the frozen constant
+  /// --freeze: the feed's value, a constant instead of an entry parameter.
+  std::optional<ir::Literal> frozen;
 };
 
 struct FetchSpec {

@@ -1,0 +1,197 @@
+//===- CheckModule.cpp - Probing every top-level value; f64 copies --------===//
+#include "CheckModule.h"
+
+#include "kiln/IR/Computation.h"
+#include "kiln/IR/Verifier.h"
+#include "kiln/Import/LiteralUtil.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace kiln::driver {
+
+namespace {
+
+bool isProbed(const ir::Instruction &instruction) {
+  ir::Opcode opcode = instruction.opcode();
+  return !instruction.shape().isTuple() && opcode != ir::Opcode::Parameter &&
+         opcode != ir::Opcode::Constant;
+}
+
+std::string describeOp(const ir::Instruction &instruction) {
+  std::string op(ir::opcodeName(instruction.opcode()));
+  if (instruction.opcode() == ir::Opcode::Fusion)
+    op += fmt::format("({})", ir::fusionKindName(instruction.attrs().fusionKind));
+  return op;
+}
+
+/// The probes `instruction` reads: its probed operands, and through a
+/// tuple-valued operand (a multi-output fusion) that operand's probes.
+void collectOperandProbes(const ir::Instruction &instruction,
+                          const std::map<const ir::Instruction *, size_t> &index,
+                          std::set<size_t> &found) {
+  for (const ir::Instruction *operand : instruction.operands()) {
+    auto probe = index.find(operand);
+    if (probe != index.end())
+      found.insert(probe->second);
+    else if (operand->shape().isTuple())
+      collectOperandProbes(*operand, index, found);
+  }
+}
+
+std::map<std::string, ir::Instruction *> byName(const ir::Computation &entry) {
+  std::map<std::string, ir::Instruction *> names;
+  for (ir::Instruction *instruction : entry.instructions())
+    names[instruction->name()] = instruction;
+  return names;
+}
+
+/// Adds `x + 1` (NOT x for pred) after `target` and makes its users read
+/// that instead; returns the perturbed value.
+ir::Instruction *perturb(ir::Computation &entry, ir::Instruction *target) {
+  const ir::Shape &shape = target->shape();
+  std::vector<ir::Instruction *> users = target->users();
+  ir::Instruction *perturbed;
+  if (shape.dtype() == ir::DType::Pred) {
+    perturbed = entry.add(ir::Opcode::Not, shape, {target});
+  } else {
+    ir::Literal one = import::literalFromDoubles(ir::Shape(shape.dtype(), {}),
+                                                 {1.0});
+    ir::Instruction *scalar = entry.addConstant(std::move(one));
+    ir::Instruction *ones = entry.add(ir::Opcode::Broadcast, shape, {scalar});
+    perturbed = entry.add(ir::Opcode::Add, shape, {target, ones});
+  }
+  for (ir::Instruction *user : users)
+    user->replaceOperand(target, perturbed);
+  if (entry.root() == target)
+    entry.setRoot(perturbed);
+  return perturbed;
+}
+
+/// The model's results as instructions of the entry: the root tuple's
+/// operands, or the root itself.
+Expected<std::vector<ir::Instruction *>> resultInstructions(
+    const ir::Computation &entry) {
+  ir::Instruction *root = entry.root();
+  if (root->opcode() == ir::Opcode::Tuple)
+    return root->operands();
+  if (root->shape().isTuple())
+    return makeError("kiln check compares array results only; the optimized "
+                     "module's root '{}' is a tuple-valued {}",
+                     root->name(), describeOp(*root));
+  return std::vector<ir::Instruction *>{root};
+}
+
+/// Makes the root of `module` a tuple of `values`, in order.
+Error setProbeRoot(ir::Module &module, const std::vector<std::string> &names,
+                   const std::map<std::string, ir::Instruction *> &values) {
+  ir::Computation &entry = *module.entry();
+  std::vector<ir::Instruction *> operands;
+  std::vector<ir::Shape> shapes;
+  for (const std::string &name : names) {
+    ir::Instruction *value = values.at(name);
+    operands.push_back(value);
+    shapes.push_back(value->shape());
+  }
+  ir::Instruction *tuple = entry.add(ir::Opcode::Tuple,
+                                     ir::Shape::tuple(std::move(shapes)),
+                                     std::move(operands));
+  entry.setRoot(tuple);
+  entry.removeDeadInstructions();
+  entry.sortTopologically();
+  if (Error error = ir::verifyModule(module))
+    return makeError("internal error: the check module does not verify: {}",
+                     error.message());
+  return Error::success();
+}
+
+} // namespace
+
+Expected<CheckModules> buildCheckModules(const ir::Module &optimized,
+                                         const std::string &injectError) {
+  CheckModules check;
+  const ir::Computation &entry = *optimized.entry();
+  Expected<std::vector<ir::Instruction *>> results = resultInstructions(entry);
+  if (!results)
+    return results.takeError();
+  std::set<const ir::Instruction *> resultSet(results->begin(), results->end());
+
+  // Probes in post order; results that are parameters or constants too,
+  // so every model result is a probe.
+  std::map<const ir::Instruction *, size_t> index;
+  std::vector<std::string> names;
+  for (const ir::Instruction *instruction : entry.postOrder()) {
+    if (!isProbed(*instruction) && !resultSet.count(instruction))
+      continue;
+    index[instruction] = check.probes.size();
+    names.push_back(instruction->name());
+    check.probes.push_back({instruction->name(), describeOp(*instruction),
+                            instruction->shape().toString(),
+                            {}});
+  }
+  for (const auto &[instruction, probe] : index) {
+    std::set<size_t> operands;
+    collectOperandProbes(*instruction, index, operands);
+    check.probes[probe].operands.assign(operands.begin(), operands.end());
+  }
+  for (const ir::Instruction *result : *results)
+    check.outputs.push_back(index.at(result));
+
+  check.reference = optimized.clone();
+  check.compiled = optimized.clone();
+  auto compiledValues = byName(*check.compiled->entry());
+  if (!injectError.empty()) {
+    auto target = compiledValues.find(injectError);
+    if (target == compiledValues.end() || !isProbed(*target->second) ||
+        std::find(names.begin(), names.end(), injectError) == names.end())
+      return makeError("--inject-error: '{}' is not a compared instruction of "
+                       "the optimized module",
+                       injectError);
+    target->second = perturb(*check.compiled->entry(), target->second);
+  }
+  // The copies have the optimized module's names: probes are found by name.
+  if (Error error = setProbeRoot(*check.reference, names,
+                                 byName(*check.reference->entry())))
+    return error;
+  if (Error error = setProbeRoot(*check.compiled, names, compiledValues))
+    return error;
+  return check;
+}
+
+namespace {
+
+ir::Shape widenShape(const ir::Shape &shape) {
+  if (shape.isTuple()) {
+    std::vector<ir::Shape> elements;
+    for (const ir::Shape &element : shape.tupleElements())
+      elements.push_back(widenShape(element));
+    return ir::Shape::tuple(std::move(elements));
+  }
+  if (shape.dtype() != ir::DType::F32)
+    return shape;
+  return ir::Shape(ir::DType::F64, shape.dims());
+}
+
+} // namespace
+
+Expected<std::unique_ptr<ir::Module>> widenToF64(const ir::Module &module) {
+  std::unique_ptr<ir::Module> wide = module.clone();
+  for (ir::Computation *computation : wide->computations())
+    for (ir::Instruction *instruction : computation->instructions()) {
+      instruction->setShape(widenShape(instruction->shape()));
+      if (instruction->opcode() == ir::Opcode::Constant &&
+          instruction->literal().shape().dtype() == ir::DType::F32)
+        instruction->setLiteral(import::literalFromDoubles(
+            instruction->shape(),
+            import::literalToDoubles(instruction->literal())));
+    }
+  if (Error error = ir::verifyModule(*wide))
+    return makeError("cannot evaluate this model in float64: {}",
+                     error.message());
+  return wide;
+}
+
+} // namespace kiln::driver

@@ -1,0 +1,24 @@
+//===- SeededInputs.h - Reproducible inputs for `kiln check` ----*- C++ -*-===//
+//
+// The same inputs the real-model tests feed every runtime (test/models,
+// test/tf-ops/kilnrun.py): one mulberry32 generator, seed 1, drawn through
+// the entry parameters in order; floats uniform in [0,1), integers in
+// [0,255], bools true with p=0.5. So `kiln check` without --input sees the
+// inputs the saved ONNX Runtime / TF.js references were computed from.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_LIB_DRIVER_SEEDEDINPUTS_H
+#define KILN_LIB_DRIVER_SEEDEDINPUTS_H
+
+#include "kiln/IR/Module.h"
+
+#include <vector>
+
+namespace kiln::driver {
+
+/// One literal per entry parameter of `module`, in number order.
+std::vector<ir::Literal> seededInputs(const ir::Module &module);
+
+} // namespace kiln::driver
+
+#endif // KILN_LIB_DRIVER_SEEDEDINPUTS_H
