@@ -41,6 +41,12 @@ public:
 
   /// Lowers `nodes` in order at `opset`. The error, if any, names the node:
   /// "node 'NAME' (OpType): message".
+  /// Counts one more subgraph inlined anywhere in the model (a Loop or Scan
+  /// iteration, an If branch); false once the model's total passes
+  /// ResourceLimits::kMaxUnrolledIterations, so nested loops, each within
+  /// its own cap, cannot multiply into hours of unrolling.
+  bool countInlinedSubgraph();
+
   Error lowerNodes(const google::protobuf::RepeatedPtrField<onnxpb::NodeProto>
                        &nodes,
                    int64_t opset);
@@ -54,6 +60,7 @@ private:
   OnnxGraph *parent_;
   std::map<std::string, const onnxpb::TensorProto *> initializers_;
   std::map<std::string, Value> values_;
+  int64_t inlinedSubgraphs_ = 0; ///< the root graph's count for the model
 };
 
 /// The node-level view a lowering works through.

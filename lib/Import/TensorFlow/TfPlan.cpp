@@ -174,6 +174,10 @@ Expected<ir::Shape> Planner::feedShape(const tensorflow::tf2xla::Feed &feed,
 Error Planner::resolveFeed(const tensorflow::tf2xla::Feed &feed) {
   const std::string &nodeName = feed.id().node_name();
   int64_t index = feed.id().output_index();
+  if (index < 0)
+    return makeError("{}: error: feed of node '{}' has a negative "
+                     "output_index {}",
+                     plan_.configName, nodeName, index);
   std::string name = !feed.name().empty() ? feed.name()
                      : index == 0         ? nodeName
                                           : fmt::format("{}:{}", nodeName, index);
@@ -226,6 +230,10 @@ Error Planner::resolveVariable(const tensorflow::tf2xla::Variable &variable) {
 Error Planner::resolveFetch(const tensorflow::tf2xla::Fetch &fetch) {
   const std::string &nodeName = fetch.id().node_name();
   int64_t index = fetch.id().output_index();
+  if (index < 0)
+    return makeError("{}: error: fetch of node '{}' has a negative "
+                     "output_index {}",
+                     plan_.configName, nodeName, index);
   std::string name = !fetch.name().empty()
                          ? fetch.name()
                          : fmt::format("{}:{}", nodeName, index);
