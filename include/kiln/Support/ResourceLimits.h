@@ -26,7 +26,7 @@ struct ResourceLimits {
   /// enough that one bad tensor cannot take the machine's memory.
   static constexpr int64_t kDefaultMaxConstantBytes = int64_t(1) << 31;
   /// The most iterations all unrolled loops of one model may add up to.
-  static constexpr int64_t kMaxUnrolledIterations = 16384;
+  static constexpr int64_t kMaxUnrolledIterations = 8192;
 
   int64_t maxConstantBytes = kDefaultMaxConstantBytes;
   bool allowExternalPaths = false;
