@@ -236,6 +236,52 @@ Error checkCallGraph(const Module &module) {
   return Error::success();
 }
 
+/// How deep fusions may nest: the entry's fusion may call a computation
+/// holding fusions, but no deeper. Buffer assignment and the emitter handle
+/// that much; deeper nesting only comes from hand-written or corrupt input.
+constexpr int64_t kMaxFusionDepth = 2;
+
+/// Fusions nest at most kMaxFusionDepth levels. Runs after checkCallGraph
+/// (no cycles), computing each computation's depth iteratively so a long
+/// chain of computations cannot overflow the stack.
+Error checkFusionDepth(const Module &module) {
+  std::unordered_map<const Computation *, int64_t> depth;
+  for (const Computation *start : module.computations()) {
+    std::vector<const Computation *> stack{start};
+    while (!stack.empty()) {
+      const Computation *node = stack.back();
+      if (depth.count(node)) {
+        stack.pop_back();
+        continue;
+      }
+      int64_t deepest = 0;
+      bool ready = true;
+      for (const Instruction *instruction : node->instructions()) {
+        const Computation *callee = instruction->calledComputation();
+        if (!callee)
+          continue;
+        auto known = depth.find(callee);
+        if (known == depth.end()) {
+          stack.push_back(callee);
+          ready = false;
+        } else if (ready) {
+          deepest = std::max(deepest, known->second + 1);
+          if (deepest > kMaxFusionDepth)
+            return makeError("{}fusion '{}' nests fusions {} levels deep; "
+                             "kiln allows at most {}",
+                             where(*node), instruction->name(), deepest,
+                             kMaxFusionDepth);
+        }
+      }
+      if (ready) {
+        depth[node] = deepest;
+        stack.pop_back();
+      }
+    }
+  }
+  return Error::success();
+}
+
 /// The entry returns arrays: its root is an array or a flat tuple of arrays.
 Error checkEntryRoot(const Computation &entry) {
   const Shape &shape = entry.root()->shape();
@@ -271,6 +317,8 @@ Error verifyModule(const Module &module) {
   if (Error e = checkModuleNames(module))
     return e;
   if (Error e = checkCallGraph(module))
+    return e;
+  if (Error e = checkFusionDepth(module))
     return e;
   return checkEntryRoot(*entry);
 }

@@ -10,6 +10,7 @@
 
 #include "kiln/Import/Import.h"
 #include "kiln/Support/Error.h"
+#include "kiln/Support/ResourceLimits.h"
 
 #include <CLI/CLI.hpp>
 #include <functional>
@@ -19,8 +20,23 @@ namespace kiln::tool {
 /// The selected subcommand's work, run after parsing succeeds.
 using Runner = std::function<Error()>;
 
-/// --config, --shape and --freeze, shared by every subcommand that imports a model.
+/// --max-constant-bytes: the process's constant budget (ResourceLimits).
+inline void addConstantBudgetOption(CLI::App &command) {
+  command
+      .add_option("--max-constant-bytes", resourceLimits().maxConstantBytes,
+                  "Most bytes any one constant, weight or host-side table "
+                  "read or built from the model may take (default 2 GiB)")
+      ->check(CLI::PositiveNumber);
+}
+
+/// --config, --shape, --freeze and the resource limits, shared by every subcommand
+/// that imports a model.
 inline void addImportOptions(CLI::App &command, import::ImportOptions &options) {
+  addConstantBudgetOption(command);
+  command.add_flag("--allow-external-paths",
+                   resourceLimits().allowExternalPaths,
+                   "Let ONNX external data and TF.js weight shards name "
+                   "files outside the model's directory");
   command.add_option("--config", options.configPath,
                      "tfcompile feed/fetch config (tf2xla.Config as text "
                      "proto or JSON); default: the model's own inputs and "

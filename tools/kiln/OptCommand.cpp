@@ -34,6 +34,7 @@ void addOptCommand(CLI::App &app, Runner &runner) {
                       "(comma-separated) or after all of them");
   command->add_option("-o,--output", flags->options.output,
                       "Write the module to this file instead of stdout");
+  addConstantBudgetOption(*command);
   command->callback([flags, &runner] {
     flags->options.passes = driver::splitList(flags->passes);
     flags->options.printAfter = driver::splitList(flags->printAfter);

@@ -7,8 +7,11 @@
 //===----------------------------------------------------------------------===//
 #include "Command.h"
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
+#include <iostream>
 #include <string_view>
 
 // Every subcommand, one line each; X(Name) is defined by NameCommand.cpp as
@@ -52,7 +55,20 @@ bool checkCommandName(CLI::App &app, int argc, char **argv) {
   return false;
 }
 
+/// Flushes what the command printed; a write error on stdout (a full disk,
+/// /dev/full, a closed pipe) fails the command like any other write.
+int finishStdout() {
+  std::cout.flush();
+  if (std::fflush(stdout) != 0 || std::ferror(stdout) || std::cout.fail()) {
+    printError(std::string("cannot write to standard output: ") +
+               std::strerror(errno ? errno : EIO));
+    return 1;
+  }
+  return 0;
+}
+
 int runTool(int argc, char **argv) {
+  kiln::import::routeProtobufLogs();
   CLI::App app{"kiln: an ahead-of-time compiler for tensor graphs. It reads "
                "TensorFlow GraphDefs (.pb, .pbtxt, .json), TensorFlow.js "
                "graph models (model.json), ONNX models (.onnx) and HLO text "
@@ -87,12 +103,12 @@ int runTool(int argc, char **argv) {
     return 1;
   }
   if (!runner)
-    return 0;
+    return finishStdout();
   if (kiln::Error error = runner()) {
     printError(error.message());
     return 1;
   }
-  return 0;
+  return finishStdout();
 }
 } // namespace
 

@@ -21,6 +21,7 @@
 
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace kiln::import {
@@ -41,6 +42,13 @@ public:
   Value fail(std::string message);
   /// The recorded error (success if none) and clears it.
   Error takeError();
+
+  /// False (and the error recorded) unless a table of `elements` values of
+  /// `elementBytes` each, which a lowering is about to build on the host,
+  /// fits the constant budget (--max-constant-bytes). nullopt elements: the
+  /// count overflowed.
+  bool hostTableFits(std::string_view what, std::optional<int64_t> elements,
+                     int64_t elementBytes);
 
   /// Constant folding of all-constant instructions (on by default).
   void setFolding(bool enabled) { folding_ = enabled; }

@@ -77,6 +77,11 @@ struct ImportedModel {
 std::string formatUnsupported(const std::string &file,
                               const std::vector<UnsupportedOp> &ops);
 
+/// Sends libprotobuf's own log lines (which it prints to stderr as
+/// "[libprotobuf ERROR ...]") through kiln's warning format instead; call
+/// once at startup.
+void routeProtobufLogs();
+
 /// Parses every --shape spec into name -> dims; errors name the bad spec.
 Expected<std::map<std::string, std::vector<int64_t>>>
 parseShapeOverrides(const std::vector<std::string> &specs);

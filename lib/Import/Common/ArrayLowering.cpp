@@ -2,10 +2,12 @@
 #include "Common/ArrayLowering.h"
 
 #include "kiln/Import/LiteralUtil.h"
+#include "kiln/Support/CheckedArithmetic.h"
 
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 #include <set>
 
@@ -298,10 +300,17 @@ Value depthToSpace(GraphBuilder &b, Value x, int64_t block, bool channelsLast,
   if (!x || d.size() != 4 || block < 1)
     return b.fail("depth-to-space expects a rank-4 input and a block >= 1");
   int64_t c = channelsLast ? d[3] : d[1];
-  if (c % (block * block))
+  // block * block must not wrap (2^32 squared is 0 in int64_t), and the
+  // result's spatial sizes grow by block.
+  std::optional<int64_t> area = checkedMul(block, block);
+  if (!area || !checkedProduct({d[0], d[1], d[2], d[3], block, block}))
+    return b.fail(fmt::format("block size {} is too large for input shape "
+                              "[{}]",
+                              block, fmt::join(d, ",")));
+  if (c % *area)
     return b.fail(fmt::format("depth {} is not divisible by block {} squared",
                               c, block));
-  int64_t depth = c / (block * block);
+  int64_t depth = c / *area;
   if (channelsLast) { // [N,H,W,b,b,C'] -> [N,H,b,W,b,C']
     Value r = b.reshape(x, {d[0], d[1], d[2], block, block, depth});
     return b.reshape(b.transpose(r, {0, 1, 3, 2, 4, 5}),
@@ -320,6 +329,11 @@ Value spaceToDepth(GraphBuilder &b, Value x, int64_t block, bool channelsLast) {
   if (!x || d.size() != 4 || block < 1)
     return b.fail("space-to-depth expects a rank-4 input and a block >= 1");
   int64_t h = channelsLast ? d[1] : d[2], w = channelsLast ? d[2] : d[3];
+  // The result's depth grows by block squared.
+  if (!checkedProduct({d[0], d[1], d[2], d[3], block, block}))
+    return b.fail(fmt::format("block size {} is too large for input shape "
+                              "[{}]",
+                              block, fmt::join(d, ",")));
   if (h % block || w % block)
     return b.fail(fmt::format("spatial size {}x{} is not divisible by block {}",
                               h, w, block));
@@ -365,8 +379,18 @@ Value oneHot(GraphBuilder &b, Value indices, int64_t depth, Value on,
   return b.select(matches, b.reshape(on, {}), b.reshape(off, {}));
 }
 
+std::optional<int64_t> rangeLength(double start, double limit, double delta) {
+  double count = std::ceil((limit - start) / delta);
+  if (std::isnan(count))
+    return std::nullopt;
+  return count <= 0 ? 0 : checkedFloatToInt(count);
+}
+
 Value rangeConstant(GraphBuilder &b, DType dtype, double start, double delta,
                     int64_t count) {
+  // The values are built as doubles first: 8 bytes each.
+  if (!b.hostTableFits(fmt::format("range of {} values", count), count, 8))
+    return nullptr;
   std::vector<double> values;
   for (int64_t i = 0; i < count; ++i)
     values.push_back(start + double(i) * delta);
@@ -378,14 +402,26 @@ Value bandPart(GraphBuilder &b, Value x, int64_t lower, int64_t upper) {
   if (!x || d.size() < 2)
     return b.fail("band part expects a matrix or a batch of matrices");
   int64_t rows = d[d.size() - 2], cols = d.back();
-  std::vector<int64_t> keep;
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j)
-      keep.push_back((lower < 0 || i - j <= lower) &&
-                     (upper < 0 || j - i <= upper));
-  Value mask =
-      b.constant(literalFromInts(ir::Shape(DType::Pred, {rows, cols}), keep));
-  return b.select(mask, x, b.like(x, 0));
+  Value keep = b.scalar(DType::Pred, 1);
+  if (lower >= 0) // i - j <= lower
+    keep = b.binary(Opcode::And, keep,
+                    diagonalMask(b, rows, cols, ir::ComparisonDirection::GE,
+                                 -lower));
+  if (upper >= 0) // j - i <= upper
+    keep = b.binary(Opcode::And, keep,
+                    diagonalMask(b, rows, cols, ir::ComparisonDirection::LE,
+                                 upper));
+  return b.select(keep, x, b.like(x, 0));
+}
+
+Value diagonalMask(GraphBuilder &b, int64_t rows, int64_t cols,
+                   ir::ComparisonDirection direction, int64_t k) {
+  Value offsets =
+      b.binary(Opcode::Subtract, iota(b, DType::S64, {rows, cols}, 1),
+               iota(b, DType::S64, {rows, cols}, 0));
+  Value diagonal =
+      b.constant(literalFromInts(ir::Shape::scalar(DType::S64), {k}));
+  return b.compare(direction, offsets, diagonal);
 }
 
 Value iota(GraphBuilder &b, DType dtype, std::vector<int64_t> dims,

@@ -122,6 +122,15 @@ Value oneHot(GraphBuilder &b, Value indices, int64_t depth, Value on,
 /// framework rule).
 Value rangeConstant(GraphBuilder &b, ir::DType dtype, double start,
                     double delta, int64_t count);
+/// ceil((limit - start) / delta), at least 0; nullopt when it is NaN (a NaN
+/// or infinite operand) or does not fit int64_t.
+std::optional<int64_t> rangeLength(double start, double limit, double delta);
+
+/// A [rows, cols] pred mask: true at (i, j) when `j - i direction k`, i.e.
+/// by the diagonal the element is on. Built from iotas, so a large one costs
+/// no host memory (and a small one folds to a constant).
+Value diagonalMask(GraphBuilder &b, int64_t rows, int64_t cols,
+                   ir::ComparisonDirection direction, int64_t k);
 
 /// Keeps the band of the last two dimensions: lower/upper diagonals to keep
 /// (negative keeps all). TF MatrixBandPart; ONNX Trilu builds on it.

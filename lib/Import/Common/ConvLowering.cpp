@@ -209,6 +209,10 @@ Value convTransposeChannelsLast(GraphBuilder &b, Value input,
 Value addChannelBias(GraphBuilder &b, Value x, Value bias, int64_t channelDim) {
   if (!x || !bias)
     return b.fail("internal error: null operand");
+  if (channelDim < 0 || channelDim >= x->shape().rank())
+    return b.fail(fmt::format("a bias needs an input with a channel "
+                              "dimension, but the input is {}",
+                              x->shape().toString()));
   if (bias->shape().rank() != 1 ||
       bias->shape().dim(0) != x->shape().dim(size_t(channelDim)))
     return b.fail(fmt::format("bias of shape {} does not match {} channels",

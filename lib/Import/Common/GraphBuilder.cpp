@@ -4,6 +4,7 @@
 #include "kiln/Eval/Evaluator.h"
 #include "kiln/Import/LiteralUtil.h"
 #include "kiln/IR/Verifier.h"
+#include "kiln/Support/ResourceLimits.h"
 
 #include <algorithm>
 #include <cmath>
@@ -17,13 +18,27 @@ namespace {
 // Broadcasts and iotas of constants are cheap at run time and can be huge
 // once materialized, so they are folded only when small.
 constexpr int64_t kMaxMaterializedElements = 4096;
+// Any other fold may make its result at most this many times the bytes of
+// its constant operands (plus the small-constant allowance), as the HLO
+// constant-folding pass allows: a pad or a dot of small weights can ask for
+// gigabytes, which run time computes without storing them in the object.
+constexpr int64_t kMaxFoldGrowth = 4;
 
-bool worthFolding(Opcode opcode, const ir::Shape &shape) {
+bool worthFolding(const ir::Instruction &instruction) {
+  const ir::Shape &shape = instruction.shape();
   if (shape.isTuple())
     return false;
-  if (opcode == Opcode::Broadcast || opcode == Opcode::Iota)
+  if (instruction.opcode() == Opcode::Broadcast ||
+      instruction.opcode() == Opcode::Iota)
     return shape.numElements() <= kMaxMaterializedElements;
-  return true;
+  int64_t operandBytes = 0;
+  for (const ir::Instruction *operand : instruction.operands())
+    if (!operand->shape().isTuple())
+      operandBytes += operand->shape().byteSize();
+  int64_t allowance =
+      kMaxMaterializedElements * int64_t(ir::byteSize(shape.dtype()));
+  return shape.byteSize() <= kMaxFoldGrowth * operandBytes + allowance &&
+         shape.byteSize() <= resourceLimits().maxConstantBytes;
 }
 
 double reducerIdentity(ir::ReducerKind reducer, ir::DType dtype) {
@@ -70,6 +85,18 @@ Error GraphBuilder::takeError() {
   return Error::failure(std::move(message_));
 }
 
+bool GraphBuilder::hostTableFits(std::string_view what,
+                                 std::optional<int64_t> elements,
+                                 int64_t elementBytes) {
+  if (failed_)
+    return false;
+  if (Error error = checkConstantElements(what, elements, elementBytes)) {
+    fail(error.message());
+    return false;
+  }
+  return true;
+}
+
 Value GraphBuilder::add(Opcode opcode, std::vector<Value> operands,
                         ir::Attributes attrs, ir::Shape declared) {
   if (failed_)
@@ -96,8 +123,13 @@ Value GraphBuilder::stamp(Value instruction) {
 }
 
 Value GraphBuilder::fold(Value instruction) {
-  if (!folding_ || instruction->operandCount() == 0 ||
-      !worthFolding(instruction->opcode(), instruction->shape()))
+  if (!folding_ || instruction->operandCount() == 0)
+    return instruction;
+  // Operands first: a non-constant operand makes the size question moot.
+  for (Value operand : instruction->operands())
+    if (operand->opcode() != Opcode::Constant)
+      return instruction;
+  if (!worthFolding(*instruction))
     return instruction;
   std::vector<const ir::Literal *> literals;
   for (Value operand : instruction->operands()) {

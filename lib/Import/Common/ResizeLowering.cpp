@@ -181,6 +181,18 @@ AxisResample onnxResizeAxis(int64_t inSize, int64_t outSize, double scale,
   return plan;
 }
 
+bool checkResizeTables(GraphBuilder &b, int64_t outSize) {
+  if (outSize < 0) {
+    b.fail(fmt::format("resize to a negative length {}", outSize));
+    return false;
+  }
+  // Up to four taps, each an index and a weight per output position.
+  constexpr int64_t kTableBytesPerPosition = 4 * (8 + 8);
+  return b.hostTableFits(
+      fmt::format("resize tables for {} output positions", outSize), outSize,
+      kTableBytesPerPosition);
+}
+
 Value resampleAxis(GraphBuilder &b, Value x, int64_t axis,
                    const AxisResample &plan) {
   if (!x)

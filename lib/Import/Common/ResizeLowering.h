@@ -54,6 +54,10 @@ AxisResample onnxResizeAxis(int64_t inSize, int64_t outSize, double scale,
                             const OnnxResizeOptions &options);
 
 /// Resamples dimension `axis` of `x`; an identity mapping returns x.
+/// False (with the error recorded) unless `outSize` is a valid length whose
+/// tap and weight tables fit the constant budget.
+bool checkResizeTables(GraphBuilder &b, int64_t outSize);
+
 Value resampleAxis(GraphBuilder &b, Value x, int64_t axis,
                    const AxisResample &plan);
 

@@ -4,6 +4,7 @@
 #include <cctype>
 
 #include "Onnx/OnnxTensor.h"
+#include "kiln/Support/ResourceLimits.h"
 
 #include "kiln/IR/Module.h"
 
@@ -47,6 +48,13 @@ Value OnnxGraph::lookup(const std::string &name) {
       "input '{}' is not a graph input, an initializer or the output of an "
       "earlier node",
       name));
+}
+
+bool OnnxGraph::countInlinedSubgraph() {
+  OnnxGraph *root = this;
+  while (root->parent_)
+    root = root->parent_;
+  return ++root->inlinedSubgraphs_ <= ResourceLimits::kMaxUnrolledIterations;
 }
 
 Error OnnxGraph::lowerNodes(
@@ -184,6 +192,13 @@ OnnxContext::inlineSubgraph(std::string_view key,
   if (size_t(body.input_size()) != inputs.size()) {
     fail(fmt::format("subgraph '{}' declares {} inputs but the node passes {}",
                      key, body.input_size(), inputs.size()));
+    return std::nullopt;
+  }
+  if (!graph_.countInlinedSubgraph()) {
+    fail(fmt::format("the model unrolls more than {} loop iterations and "
+                     "subgraphs in total (nested loops multiply); kiln "
+                     "unrolls control flow and needs fewer",
+                     ResourceLimits::kMaxUnrolledIterations));
     return std::nullopt;
   }
   OnnxGraph scope(builder_, body, graph_.baseDir(), &graph_);

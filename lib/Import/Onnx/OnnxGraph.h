@@ -47,6 +47,12 @@ public:
 
   /// Lowers `nodes` in order at `opset`. The error, if any, names the node:
   /// "node 'NAME' (OpType): message".
+  /// Counts one more subgraph inlined anywhere in the model (a Loop or Scan
+  /// iteration, an If branch); false once the model's total passes
+  /// ResourceLimits::kMaxUnrolledIterations, so nested loops, each within
+  /// its own cap, cannot multiply into hours of unrolling.
+  bool countInlinedSubgraph();
+
   Error lowerNodes(const google::protobuf::RepeatedPtrField<onnxpb::NodeProto>
                        &nodes,
                    int64_t opset);
@@ -61,6 +67,7 @@ private:
   std::map<std::string, const onnxpb::TensorProto *> initializers_;
   std::map<std::string, Value> values_;
   std::set<Value> named_; ///< values named after an output (root graph)
+  int64_t inlinedSubgraphs_ = 0; ///< the root graph's count for the model
 };
 
 /// The node-level view a lowering works through.

@@ -476,11 +476,10 @@ Expected<ImportedModel> importOnnxBytes(std::string_view bytes,
 
 namespace {
 Expected<std::string> readModelFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return makeError("{}: cannot open the model file", path);
-  return std::string{std::istreambuf_iterator<char>(in),
-                     std::istreambuf_iterator<char>()};
+  Expected<std::string> bytes = readTextFile(path);
+  if (!bytes)
+    return makeError("{}: the model file: {}", path, bytes.errorMessage());
+  return bytes;
 }
 } // namespace
 

@@ -7,6 +7,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Onnx/OnnxOps.h"
+#include "kiln/Support/CheckedArithmetic.h"
 
 #include "Common/ArrayLowering.h"
 #include "Common/ResizeLowering.h"
@@ -166,12 +167,10 @@ void lowerTrilu(OnnxNodeContext &ctx) {
   }
   bool upper = ctx.attrInt("upper", 1) != 0;
   int64_t rows = d[d.size() - 2], cols = d.back();
-  std::vector<int64_t> keep;
-  for (int64_t i = 0; i < rows; ++i)
-    for (int64_t j = 0; j < cols; ++j)
-      keep.push_back(upper ? j - i >= k : j - i <= k);
-  Value mask =
-      b.constant(literalFromInts(ir::Shape(DType::Pred, {rows, cols}), keep));
+  Value mask = diagonalMask(b, rows, cols,
+                            upper ? ir::ComparisonDirection::GE
+                                  : ir::ComparisonDirection::LE,
+                            k);
   ctx.setOutput(0, b.select(mask, x, b.like(x, 0)));
 }
 
@@ -199,12 +198,10 @@ void lowerEyeLike(OnnxNodeContext &ctx) {
     return;
   }
   int64_t k = ctx.attrInt("k", 0);
-  std::vector<int64_t> values;
-  for (int64_t i = 0; i < d[0]; ++i)
-    for (int64_t j = 0; j < d[1]; ++j)
-      values.push_back(j - i == k);
-  ctx.setOutput(0, ctx.builder().constant(
-                       literalFromInts(ir::Shape(*type, d), values)));
+  GraphBuilder &b = ctx.builder();
+  ctx.setOutput(0, b.convert(diagonalMask(b, d[0], d[1],
+                                          ir::ComparisonDirection::EQ, k),
+                             *type));
 }
 
 // --- Resize and Upsample --------------------------------------------------------------
@@ -225,6 +222,13 @@ std::optional<std::vector<double>> optionalFloats(OnnxNodeContext &ctx,
 }
 
 /// Output sizes and coordinate scales of every dimension.
+/// A resized length from scales or sizes; -1 when it is NaN, infinite,
+/// negative or beyond int64_t (where the conversion would be undefined).
+int64_t resizedLength(double length) {
+  std::optional<int64_t> value = checkedFloatToInt(length);
+  return value && *value >= 0 ? *value : -1;
+}
+
 bool resizeTargets(OnnxNodeContext &ctx, const std::vector<int64_t> &in,
                    std::vector<int64_t> &out, std::vector<double> &scales) {
   int64_t rank = int64_t(in.size());
@@ -261,12 +265,21 @@ bool resizeTargets(OnnxNodeContext &ctx, const std::vector<int64_t> &in,
     common = policy == "not_larger" ? std::min(common, ratio)
                                     : std::max(common, ratio);
     scales[d] = ratio;
-    out[d] = sizes ? int64_t((*values)[i]) : int64_t(std::floor(double(in[d]) * ratio));
+    out[d] = resizedLength(sizes ? (*values)[i]
+                                 : std::floor(double(in[d]) * ratio));
   }
   if (sizes && policy != "stretch")
     for (int64_t axis : axes) {
       scales[size_t(axis)] = common;
-      out[size_t(axis)] = int64_t(std::round(common * double(in[size_t(axis)])));
+      out[size_t(axis)] =
+          resizedLength(std::round(common * double(in[size_t(axis)])));
+    }
+  for (size_t d = 0; d < out.size(); ++d)
+    if (out[d] < 0) {
+      ctx.fail(fmt::format("Resize of axis {} ({} elements) by scale {} gives "
+                           "no valid length",
+                           d, in[d], scales[d]));
+      return false;
     }
   return true;
 }
@@ -312,6 +325,8 @@ void lowerResize(OnnxNodeContext &ctx) {
     OnnxResizeOptions axisOptions = options;
     if (legacy)
       axisOptions.nearestMode = scales[d] < 1 ? "ceil" : "floor";
+    if (!checkResizeTables(b, out[d]))
+      return;
     AxisResample plan = onnxResizeAxis(
         in[d], out[d], scales[d], crop ? (*roi)[d] : 0,
         crop ? (*roi)[d + in.size()] : 1, axisOptions);

@@ -15,6 +15,7 @@
 //===----------------------------------------------------------------------===//
 #include "Onnx/OnnxOps.h"
 #include "Onnx/OnnxTensor.h"
+#include "kiln/Support/CheckedArithmetic.h"
 
 #include "Common/ArrayLowering.h"
 #include "Common/ElementwiseLowering.h"
@@ -51,6 +52,9 @@ template <const CosineWindow &Window> void lowerWindow(OnnxNodeContext &ctx) {
         "values{}",
         size->size(), size->size() == 1 ? " and is negative" : "")));
   int64_t count = (*size)[0];
+  if (!ctx.builder().hostTableFits(fmt::format("a window of {} values", count),
+                                   count, sizeof(double)))
+    return;
   int64_t outputType = ctx.attrInt("output_datatype", 1);
   Expected<ir::DType> dtype = dtypeFromOnnx(int32_t(outputType));
   if (!dtype)
@@ -315,15 +319,26 @@ void lowerMelWeightMatrix(OnnxNodeContext &ctx) {
   if (!dtype)
     return void(ctx.fail(
         fmt::format("attribute output_datatype: {}", dtype.errorMessage())));
+  int64_t bins = *dft / 2 + 1;
+  if (!ctx.builder().hostTableFits(
+          fmt::format("a mel weight matrix of {} x {} values", bins, *mels),
+          checkedProduct({bins, checkedAdd(*mels, 2).value_or(-1)}), sizeof(double)))
+    return;
   auto mel = [](double hz) { return 2595.0 * std::log10(1.0 + hz / 700.0); };
   double low = mel(*lowHz), high = mel(*highHz);
   double step = (high - low) / double(*mels + 2);
   std::vector<int64_t> edge;
   for (int64_t i = 0; i < *mels + 2; ++i) {
     double hz = 700.0 * (std::pow(10.0, (double(i) * step + low) / 2595.0) - 1);
-    edge.push_back(int64_t(std::floor(double(*dft + 1) * hz / double(*rate))));
+    std::optional<int64_t> bin =
+        checkedFloatToInt(std::floor(double(*dft + 1) * hz / double(*rate)));
+    if (!bin)
+      return void(ctx.fail(fmt::format("mel band edge {} Hz has no bin "
+                                       "(lower_edge_hertz {}, "
+                                       "upper_edge_hertz {})",
+                                       hz, *lowHz, *highHz)));
+    edge.push_back(*bin);
   }
-  int64_t bins = *dft / 2 + 1;
   std::vector<double> out(size_t(bins * *mels), 0.0);
   auto set = [&](int64_t j, int64_t i, double v) {
     if (j >= 0 && j < bins)
@@ -334,10 +349,14 @@ void lowerMelWeightMatrix(OnnxNodeContext &ctx) {
             right = edge[size_t(i + 2)];
     if (centre == left)
       set(centre, i, 1.0);
-    for (int64_t j = left; centre > left && j <= centre; ++j)
-      set(j, i, double(j - left) / double(centre - left));
-    for (int64_t j = centre; j < right; ++j)
-      set(j, i, double(right - j) / double(right - centre));
+    // Only bins inside [0, bins) are set; the loops skip the rest, so edges
+    // far outside (a huge upper_edge_hertz) cost nothing.
+    for (int64_t j = std::max<int64_t>(left, 0);
+         centre > left && j <= std::min(centre, bins - 1); ++j)
+      set(j, i, (double(j) - double(left)) / (double(centre) - double(left)));
+    for (int64_t j = std::max<int64_t>(centre, 0);
+         j < std::min(right, bins); ++j)
+      set(j, i, (double(right) - double(j)) / (double(right) - double(centre)));
   }
   ctx.setOutput(0, ctx.builder().constant(literalFromDoubles(
                        ir::Shape(*dtype, {bins, *mels}), out)));

@@ -3,10 +3,13 @@
 
 #include "onnx/onnx.pb.h"
 
+#include "kiln/Support/CheckedArithmetic.h"
+#include "kiln/Support/FileUtils.h"
+#include "kiln/Support/ResourceLimits.h"
+
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
-#include <fstream>
+#include <unistd.h>
 
 namespace kiln::import::onnx {
 
@@ -93,65 +96,67 @@ Expected<std::string> readExternal(const onnxpb::TensorProto &tensor,
   }
   if (location.empty())
     return makeError("external data has no 'location'");
-  std::filesystem::path file = std::filesystem::path(baseDir) / location;
-  std::ifstream in(file, std::ios::binary);
-  if (!in)
-    return makeError("cannot open external data file '{}' (it must be beside "
-                     "the model)",
-                     file.string());
   if (length < 0)
     length = expectedBytes;
   if (length != expectedBytes)
     return makeError("external data length {} does not match the {} bytes "
                      "of its shape",
                      length, expectedBytes);
-  std::string bytes(size_t(length), '\0');
-  in.seekg(offset);
-  in.read(bytes.data(), length);
-  if (!in || in.gcount() != length)
-    return makeError("external data file '{}' is too short: expected {} bytes "
-                     "at offset {}",
-                     file.string(), length, offset);
+  Expected<std::string> file =
+      resolveInsideDirectory(baseDir, location, "external data location");
+  if (!file)
+    return file.takeError();
+  if (::access(file->c_str(), F_OK) != 0)
+    return makeError("cannot open external data file '{}' (it must be beside "
+                     "the model)",
+                     *file);
+  Expected<std::string> bytes = readFileRange(*file, offset, length);
+  if (!bytes)
+    return makeError("external data: {}", bytes.errorMessage());
   return bytes;
 }
 
-Error fillTyped(ir::Literal &literal, const onnxpb::TensorProto &tensor,
+int64_t typedCount(const onnxpb::TensorProto &tensor, TypedField field) {
+  switch (field) {
+  case TypedField::Float: return tensor.float_data_size();
+  case TypedField::Double: return tensor.double_data_size();
+  case TypedField::Int32: return tensor.int32_data_size();
+  case TypedField::Int64: return tensor.int64_data_size();
+  case TypedField::Uint64: return tensor.uint64_data_size();
+  }
+  return 0;
+}
+
+Error checkTypedCount(const onnxpb::TensorProto &tensor, TypedField field,
+                      int64_t count) {
+  int64_t have = typedCount(tensor, field);
+  if (have != count)
+    return makeError("tensor has {} values for its {} elements", have, count);
+  return Error::success();
+}
+
+/// Fills the literal from the typed field, whose count checkTypedCount
+/// has already compared with the literal's elements.
+void storeTyped(ir::Literal &literal, const onnxpb::TensorProto &tensor,
                 TypedField field) {
   int64_t count = literal.numElements();
-  auto check = [&](int64_t have) -> Error {
-    if (have != count)
-      return makeError("tensor has {} values for its {} elements", have,
-                       count);
-    return Error::success();
-  };
   switch (field) {
   case TypedField::Float:
-    if (Error error = check(tensor.float_data_size()))
-      return error;
     storeValues(literal, tensor.float_data().data(), count);
     break;
   case TypedField::Double:
-    if (Error error = check(tensor.double_data_size()))
-      return error;
     storeValues(literal, tensor.double_data().data(), count);
     break;
   case TypedField::Int32:
-    if (Error error = check(tensor.int32_data_size()))
-      return error;
     storeValues(literal, tensor.int32_data().data(), count);
     break;
   case TypedField::Int64:
-    if (Error error = check(tensor.int64_data_size()))
-      return error;
     storeValues(literal, tensor.int64_data().data(), count);
     break;
   case TypedField::Uint64:
-    if (Error error = check(tensor.uint64_data_size()))
-      return error;
     storeValues(literal, tensor.uint64_data().data(), count);
     break;
   }
-  return Error::success();
 }
 } // namespace
 
@@ -181,8 +186,15 @@ Expected<ir::Literal> literalFromTensor(const onnxpb::TensorProto &tensor,
   for (int64_t dim : dims)
     if (dim < 0)
       return makeError("tensor has a negative dimension {}", dim);
-  ir::Literal literal(ir::Shape(*dtype, dims));
-  int64_t bytes = literal.shape().byteSize();
+  ir::Shape shape(*dtype, dims);
+  // Everything about the size is checked before the literal is allocated:
+  // a corrupt file may declare dims far beyond the data it carries.
+  std::optional<int64_t> count = checkedProduct(dims);
+  if (Error error =
+          checkConstantElements(fmt::format("tensor {}", shape.toString()),
+                                count, int64_t(ir::byteSize(*dtype))))
+    return error;
+  int64_t bytes = *count * int64_t(ir::byteSize(*dtype));
 
   const std::string *raw = tensor.has_raw_data() ? &tensor.raw_data() : nullptr;
   std::string external;
@@ -194,14 +206,17 @@ Expected<ir::Literal> literalFromTensor(const onnxpb::TensorProto &tensor,
     raw = &external;
   }
   if (!raw) {
-    if (Error error =
-            fillTyped(literal, tensor, findType(tensor.data_type())->field))
+    TypedField field = findType(tensor.data_type())->field;
+    if (Error error = checkTypedCount(tensor, field, *count))
       return error;
+    ir::Literal literal(std::move(shape));
+    storeTyped(literal, tensor, field);
     return literal;
   }
   if (int64_t(raw->size()) != bytes)
     return makeError("raw_data has {} bytes but {} needs {}", raw->size(),
-                     literal.shape().toString(), bytes);
+                     shape.toString(), bytes);
+  ir::Literal literal(std::move(shape));
   if (bytes)
     std::memcpy(literal.bytes().data(), raw->data(), size_t(bytes));
   if (*dtype == ir::DType::Pred)
@@ -211,13 +226,14 @@ Expected<ir::Literal> literalFromTensor(const onnxpb::TensorProto &tensor,
 }
 
 int64_t tensorStoredBytes(const onnxpb::TensorProto &tensor) {
-  int64_t elements = 1;
-  for (int64_t dim : tensor.dims())
-    elements *= dim;
+  std::optional<int64_t> elements = checkedProduct(tensor.dims());
   Expected<ir::DType> dtype = dtypeFromOnnx(tensor.data_type());
-  if (!dtype)
-    return tensor.raw_data().size();
-  return elements * int64_t(ir::byteSize(*dtype));
+  std::optional<int64_t> bytes =
+      elements && dtype ? checkedMul(*elements, int64_t(ir::byteSize(*dtype)))
+                        : std::nullopt;
+  if (!bytes) // not a tensor kiln can read; it then stores its raw bytes
+    return int64_t(tensor.raw_data().size());
+  return *bytes;
 }
 
 } // namespace kiln::import::onnx

@@ -321,10 +321,14 @@ void lowerRange(OnnxNodeContext &ctx) {
     ctx.fail("Range delta must not be 0");
     return;
   }
-  int64_t count =
-      std::max<int64_t>(0, int64_t(std::ceil((*limit - *start) / *delta)));
+  std::optional<int64_t> count = rangeLength(*start, *limit, *delta);
+  if (!count) {
+    ctx.fail(fmt::format("Range({}, {}, {}) has no finite length", *start,
+                         *limit, *delta));
+    return;
+  }
   ctx.setOutput(0, rangeConstant(ctx.builder(), ctx.input(0)->shape().dtype(),
-                                 *start, *delta, count));
+                                 *start, *delta, *count));
 }
 
 const OnnxOpRule kRules[] = {

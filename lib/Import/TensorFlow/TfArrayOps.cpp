@@ -414,15 +414,15 @@ void lowerRange(TfNodeContext &ctx) {
     return;
   double s = *start, l = *limit, d = *delta;
   DType type = typeAttr(ctx, "Tidx", ctx.input(0)->shape().dtype());
-  if (d == 0 || (d > 0 && s > l) || (d < 0 && s < l)) {
+  std::optional<int64_t> count =
+      d == 0 || (d > 0 && s > l) || (d < 0 && s < l)
+          ? std::nullopt
+          : rangeLength(s, l, d);
+  if (!count) {
     ctx.fail(fmt::format("range({}, {}, {}) is empty or infinite", s, l, d));
     return;
   }
-  int64_t count = ir::isFloat(type)
-                      ? int64_t(std::ceil(std::abs((l - s) / d)))
-                      : (int64_t(std::abs(l - s)) + int64_t(std::abs(d)) - 1) /
-                            int64_t(std::abs(d));
-  ctx.setOutput(0, rangeConstant(ctx.builder(), type, s, d, count));
+  ctx.setOutput(0, rangeConstant(ctx.builder(), type, s, d, *count));
 }
 
 } // namespace

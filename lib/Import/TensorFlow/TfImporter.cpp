@@ -100,7 +100,7 @@ Expected<Value> Lowering::tensor(size_t node, int64_t index,
   if (fed != plan_.state->fed.end())
     return fed->second;
   const std::vector<Value> &outputs = outputs_[node];
-  if (index < int64_t(outputs.size()) && outputs[size_t(index)])
+  if (index >= 0 && index < int64_t(outputs.size()) && outputs[size_t(index)])
     return outputs[size_t(index)];
   const tensorflow::NodeDef &def = plan_.graph->node(node);
   return makeError("{} uses output {} of node '{}' ({}), which produced {} "

@@ -304,6 +304,8 @@ template <bool Bilinear> void lowerResize(TfNodeContext &ctx) {
     x = b.convert(x, DType::F32);
   // Width first, then height: TF.js lerps along a row before between rows.
   for (int64_t axis : {2, 1}) {
+    if (!checkResizeTables(b, (*size)[size_t(axis - 1)]))
+      return;
     int64_t in = x ? x->shape().dim(size_t(axis)) : 0;
     x = resampleAxis(b, x, axis,
                      tfResizeAxis(in, (*size)[size_t(axis - 1)], Bilinear,

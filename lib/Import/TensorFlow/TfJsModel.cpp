@@ -12,7 +12,10 @@
 #include "TensorFlow/TfTensor.h"
 
 #include "kiln/Import/LiteralUtil.h"
+#include "kiln/Support/CheckedArithmetic.h"
 #include "kiln/Support/FileUtils.h"
+#include "kiln/Support/NestingDepth.h"
+#include "kiln/Support/ResourceLimits.h"
 #include "kiln/Support/Float16.h"
 
 #include <nlohmann/json.hpp>
@@ -54,6 +57,10 @@ std::string stringOr(const Json &object, const char *key, std::string fallback) 
                                                : fallback;
 }
 
+// The widest element a weight decodes to (float32, int32); widening to 64
+// bits is checked again in checkAgainstGraph.
+constexpr int64_t kWidestDecodedElement = 4;
+
 struct WeightSpec {
   std::string name;
   std::vector<int64_t> dims;
@@ -77,6 +84,10 @@ Expected<WeightSpec> parseSpec(const Json &spec, const std::string &path) {
                        weight.name, shape->dump());
     weight.dims.push_back(dim.get<int64_t>());
   }
+  if (Error error = checkConstantElements(
+          fmt::format("weight '{}'", weight.name), checkedProduct(weight.dims),
+          kWidestDecodedElement))
+    return makeError("{}: error: {}", path, error.message());
   auto quant = spec.find("quantization");
   if (quant != spec.end() && quant->is_object()) {
     weight.quantDType = stringOr(*quant, "dtype", "");
@@ -99,11 +110,9 @@ Expected<WeightSpec> parseSpec(const Json &spec, const std::string &path) {
   return weight;
 }
 
+// parseSpec has checked that the count fits the constant budget.
 int64_t elementCount(const std::vector<int64_t> &dims) {
-  int64_t count = 1;
-  for (int64_t dim : dims)
-    count *= dim;
-  return count;
+  return checkedProduct(dims).value_or(0);
 }
 
 // Decodes one weight's stored bytes into the literal TF.js would build.
@@ -193,7 +202,11 @@ Expected<ShardGroup> readShards(const Json &paths, const std::string &path) {
     if (!shard.is_string())
       return makeError("{}: error: weightsManifest path {} is not a string",
                        path, shard.dump());
-    std::string file = (dir / shard.get<std::string>()).string();
+    Expected<std::string> resolved = resolveInsideDirectory(
+        dir.string(), shard.get<std::string>(), "weight shard path");
+    if (!resolved)
+      return makeError("{}: error: {}", path, resolved.errorMessage());
+    std::string file = std::move(*resolved);
     Expected<std::vector<uint8_t>> bytes = readBinaryFile(file);
     if (!bytes)
       return makeError("{}: error: weight shard: {}", path,
@@ -245,6 +258,11 @@ Error checkAgainstGraph(const WeightSpec &weight, ir::Literal &value,
     if (widening.stored != stored || widening.graph != wanted)
       continue;
     ir::Shape shape = value.shape().withDType(*wanted);
+    if (Error error = checkConstantBytes(
+            fmt::format("weight '{}' widened to {}", weight.name,
+                        shape.toString()),
+            shape.byteSize()))
+      return makeError("{}: error: {}", path, error.message());
     value = ir::isFloat(stored) ? literalFromDoubles(shape, literalToDoubles(value))
                                 : literalFromInts(shape, literalToInts(value));
     return Error::success();
@@ -277,7 +295,7 @@ Error readWeightGroup(const Json &group, TfModel &model) {
     Expected<int64_t> size = storedSize(*weight, data, total - offset, path);
     if (!size)
       return size.takeError();
-    if (offset + *size > total)
+    if (*size > total - offset)
       return makeError("{}: error: weight '{}' ({}[{}]) needs {} bytes at "
                        "offset {} of its shards but '{}' ends at byte {}: the "
                        "weight shard is too short",
@@ -351,6 +369,8 @@ std::vector<SignatureTensor> signatureTensors(const Json &list) {
 
 namespace {
 Expected<Json> parseJsonText(const std::string &text, const std::string &path) {
+  if (Error error = checkNestingDepth(text, path, /*hashComments=*/false))
+    return error;
   try {
     return Json::parse(text);
   } catch (const Json::exception &error) {

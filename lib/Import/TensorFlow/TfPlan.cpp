@@ -203,6 +203,10 @@ Expected<ir::Shape> Planner::feedShape(const DeclaredFeed &declared,
 Error Planner::resolveFeed(const tensorflow::tf2xla::Feed &feed) {
   const std::string &nodeName = feed.id().node_name();
   int64_t index = feed.id().output_index();
+  if (index < 0)
+    return makeError("{}: error: feed of node '{}' has a negative "
+                     "output_index {}",
+                     plan_.configName, nodeName, index);
   std::string name = feedName(feed);
   Expected<size_t> node = findNode(nodeName, fmt::format("feed '{}'", name));
   if (!node)
@@ -269,6 +273,10 @@ Error Planner::resolveVariable(const tensorflow::tf2xla::Variable &variable) {
 Error Planner::resolveFetch(const tensorflow::tf2xla::Fetch &fetch) {
   const std::string &nodeName = fetch.id().node_name();
   int64_t index = fetch.id().output_index();
+  if (index < 0)
+    return makeError("{}: error: fetch of node '{}' has a negative "
+                     "output_index {}",
+                     plan_.configName, nodeName, index);
   std::string name = !fetch.name().empty()
                          ? fetch.name()
                          : fmt::format("{}:{}", nodeName, index);

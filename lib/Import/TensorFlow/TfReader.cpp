@@ -1,7 +1,9 @@
 //===- TfReader.cpp - GraphDef (binary, text, JSON) and tfcompile configs -===//
 #include "TensorFlow/TfModel.h"
 
+#include "kiln/Support/CheckedArithmetic.h"
 #include "kiln/Support/FileUtils.h"
+#include "kiln/Support/NestingDepth.h"
 
 #include <google/protobuf/io/tokenizer.h>
 #include <google/protobuf/text_format.h>
@@ -47,7 +49,10 @@ private:
 
 Error parseText(const std::string &text, pb::Message &message,
                 const std::string &displayName, std::string_view what) {
+  if (Error error = checkNestingDepth(text, displayName, /*hashComments=*/true))
+    return error;
   pb::TextFormat::Parser parser;
+  parser.SetRecursionLimit(kMaxNestingDepth);
   FirstErrorCollector errors;
   parser.RecordErrorsTo(&errors);
   parser.AllowUnknownField(true);
@@ -182,9 +187,13 @@ std::pair<std::string, int64_t> parseTensorName(const std::string &name) {
     return {name, 0};
   int64_t index = 0;
   for (size_t i = colon + 1; i < name.size(); ++i) {
-    if (!std::isdigit(static_cast<unsigned char>(name[i])))
+    std::optional<int64_t> next = checkedMul(index, 10);
+    if (next)
+      next = checkedAdd(*next, name[i] - '0');
+    // Not an output index: a name that merely contains a colon.
+    if (!std::isdigit(static_cast<unsigned char>(name[i])) || !next)
       return {name, 0};
-    index = index * 10 + (name[i] - '0');
+    index = *next;
   }
   return {name.substr(0, colon), index};
 }

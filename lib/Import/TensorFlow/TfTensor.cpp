@@ -1,6 +1,9 @@
 //===- TfTensor.cpp - TensorFlow dtypes, shapes and tensors as kiln IR ----===//
 #include "TensorFlow/TfTensor.h"
 
+#include "kiln/Support/CheckedArithmetic.h"
+#include "kiln/Support/ResourceLimits.h"
+
 #include <fmt/format.h>
 
 #include <cstring>
@@ -35,8 +38,6 @@ constexpr DTypeRow kDTypes[] = {
 
 // Reference dtypes (a VariableV2's output) are the value type plus 100.
 constexpr int kRefOffset = 100;
-
-constexpr int64_t kMaxTensorBytes = int64_t(1) << 36;
 
 // Copies `count` typed values into the literal's elements, repeating the
 // last value to fill the shape; `Dst` is the literal's storage type.
@@ -123,16 +124,16 @@ Expected<ir::Literal> literalFromTensor(const tensorflow::TensorProto &tensor) {
   std::optional<std::vector<int64_t>> dims = dimsFromShape(tensor.tensor_shape());
   if (!dims)
     return makeError("tensor has an unknown rank");
-  int64_t bytes = int64_t(ir::byteSize(*dtype));
-  for (int64_t dim : *dims) {
+  for (int64_t dim : *dims)
     if (dim < 0)
       return makeError("tensor shape {} has an unknown dimension",
                        describeDims(dims));
-    // Corrupt files can claim absurd shapes; refuse before allocating.
-    if (dim > 0 && bytes > kMaxTensorBytes / dim)
-      return makeError("tensor shape {} is too large", describeDims(dims));
-    bytes *= dim;
-  }
+  // Corrupt files can claim absurd shapes (a few bytes of typed values are
+  // repeated to fill any shape); refuse before allocating.
+  if (Error error = checkConstantElements(
+          fmt::format("tensor of shape {}", describeDims(dims)),
+          checkedProduct(*dims), int64_t(ir::byteSize(*dtype))))
+    return error;
   ir::Literal literal(ir::Shape(*dtype, *dims));
   const std::string &content = tensor.tensor_content();
   if (content.empty()) {
@@ -156,13 +157,10 @@ int64_t tensorByteSize(const tensorflow::TensorProto &tensor) {
   std::optional<std::vector<int64_t>> dims = dimsFromShape(tensor.tensor_shape());
   if (!dtype || !dims)
     return 0;
-  int64_t bytes = int64_t(ir::byteSize(*dtype));
-  for (int64_t dim : *dims) {
-    if (dim < 0)
-      return 0;
-    bytes *= dim;
-  }
-  return bytes;
+  std::optional<int64_t> bytes =
+      checkedProduct({checkedProduct(*dims).value_or(-1),
+                      int64_t(ir::byteSize(*dtype))});
+  return bytes.value_or(0);
 }
 
 } // namespace kiln::import::tf

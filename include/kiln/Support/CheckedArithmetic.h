@@ -1,0 +1,75 @@
+//===- CheckedArithmetic.h - Sizes and indices that cannot wrap -*- C++ -*-===//
+//
+// Lowerings and readers compute sizes, strides and indices from attributes
+// and file headers, which are untrusted: a block size of 2^32 squared wraps
+// to 0, a negative index reads before a vector. These helpers return nullopt
+// instead of wrapping, so every such computation is written as a check.
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_SUPPORT_CHECKEDARITHMETIC_H
+#define KILN_SUPPORT_CHECKEDARITHMETIC_H
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <vector>
+
+namespace kiln {
+
+/// a + b, or nullopt when it overflows int64_t.
+inline std::optional<int64_t> checkedAdd(int64_t a, int64_t b) {
+  int64_t result;
+  if (__builtin_add_overflow(a, b, &result))
+    return std::nullopt;
+  return result;
+}
+
+/// a * b, or nullopt when it overflows int64_t.
+inline std::optional<int64_t> checkedMul(int64_t a, int64_t b) {
+  int64_t result;
+  if (__builtin_mul_overflow(a, b, &result))
+    return std::nullopt;
+  return result;
+}
+
+/// The product of sizes, or nullopt when one is negative or it overflows.
+template <typename Sizes>
+std::optional<int64_t> checkedProduct(const Sizes &sizes) {
+  int64_t product = 1;
+  for (int64_t size : sizes) {
+    if (size < 0)
+      return std::nullopt;
+    std::optional<int64_t> next = checkedMul(product, size);
+    if (!next)
+      return std::nullopt;
+    product = *next;
+  }
+  return product;
+}
+inline std::optional<int64_t>
+checkedProduct(std::initializer_list<int64_t> sizes) {
+  return checkedProduct<std::initializer_list<int64_t>>(sizes);
+}
+
+/// `index` as a position in a container of `size` elements, or nullopt
+/// when it is negative or past the end.
+inline std::optional<size_t> checkedIndex(int64_t index, size_t size) {
+  if (index < 0 || uint64_t(index) >= size)
+    return std::nullopt;
+  return size_t(index);
+}
+
+/// A double converted to int64_t, or nullopt when it is NaN or outside the
+/// range of int64_t (where the C++ conversion is undefined).
+inline std::optional<int64_t> checkedFloatToInt(double value) {
+  // 2^63 is exactly representable; every double below it converts.
+  if (!(value >= -9223372036854775808.0 && value < 9223372036854775808.0))
+    return std::nullopt;
+  return int64_t(value);
+}
+
+} // namespace kiln
+
+#endif // KILN_SUPPORT_CHECKEDARITHMETIC_H
