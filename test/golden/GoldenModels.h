@@ -35,6 +35,8 @@ inline aot::ModelInfo detector() {
   info.arenaBytes = 12288;
   info.peakLiveBytes = 11264;
   info.weightsBytes = 31400;
+  info.codeBytes = 5120;
+  info.objectWeightBytes = 31360;
   info.args = {
       {"image", aot::ArgKind::Feed, true, ir::DType::F32, {1, 4, 4, 3}, 192},
       {"threshold", aot::ArgKind::Feed, true, ir::DType::F32, {}, 4},

@@ -62,7 +62,7 @@ TEST_CASE("file read errors name the path and the system's reason",
   auto directory = readBinaryFile(dir.path);
   REQUIRE(!directory);
   CHECK(directory.errorMessage() ==
-        "cannot read '" + dir.path + "': Is a directory");
+        "cannot read '" + dir.path + "': it is a directory, not a regular file");
 }
 
 TEST_CASE("AtomicFileSet writes every file on commit", "[files]") {

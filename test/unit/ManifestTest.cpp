@@ -25,8 +25,9 @@ TEST_CASE("the manifest is JSON with the documented keys in order", "[aot]") {
     keys.push_back(item.key());
   CHECK(keys == std::vector<std::string>{"format", "version", "name", "entry",
                                          "parallel_entry", "target", "arena",
-                                         "weights_bytes", "args", "results",
-                                         "kernels", "required_symbols"});
+                                         "weights_bytes", "sizes", "args",
+                                         "results", "kernels",
+                                         "required_symbols"});
   CHECK(json["args"][0]["name"] == "quote\"back\\slash\nline");
   CHECK(json["args"][2]["kind"] == "variable");
   CHECK(json["results"][1]["dtype"] == "bool");
