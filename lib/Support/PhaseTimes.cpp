@@ -50,10 +50,24 @@ std::string PhaseTimes::table() const {
   return out + row(total);
 }
 
+namespace {
+std::function<void(const std::string &)> &phaseListener() {
+  static std::function<void(const std::string &)> listener;
+  return listener;
+}
+} // namespace
+
+void setPhaseListener(std::function<void(const std::string &)> listener) {
+  phaseListener() = std::move(listener);
+}
+
 PhaseTimer::PhaseTimer(PhaseTimes &times, std::string name)
     : times_(times), name_(std::move(name)),
       wallStart_(std::chrono::steady_clock::now()),
-      cpuStart_(processCpuSeconds()) {}
+      cpuStart_(processCpuSeconds()) {
+  if (phaseListener())
+    phaseListener()(name_);
+}
 
 PhaseTimer::~PhaseTimer() {
   std::chrono::duration<double> wall =

@@ -1,6 +1,7 @@
 //===- CompileCommand.cpp - `kiln compile`: model -> object, header, manifest
 //-===//
 #include "Command.h"
+#include "ProgressLine.h"
 
 #include "kiln/Driver/Compile.h"
 #include "kiln/Driver/Driver.h"
@@ -80,7 +81,10 @@ void addCompileCommand(CLI::App &app, Runner &runner) {
     options->optimize = !*noOpt;
     runner = [options, emit, timePhases]() -> Error {
       options->emit = driver::splitList(*emit);
-      auto result = driver::compileModel(*options);
+      auto result = [&] {
+        ProgressLine progress; // erased before anything below is printed
+        return driver::compileModel(*options);
+      }();
       if (!result)
         return result.takeError();
       for (const std::string &warning : result->warnings)

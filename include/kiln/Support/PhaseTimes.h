@@ -11,6 +11,7 @@
 #define KILN_SUPPORT_PHASETIMES_H
 
 #include <chrono>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,11 @@ private:
   std::chrono::steady_clock::time_point wallStart_;
   double cpuStart_;
 };
+
+/// Called with a phase's name whenever a PhaseTimer starts one, for the
+/// progress line of long compiles (tools/kiln/ProgressLine.cpp); an empty
+/// function (the default) turns it off. Set it before any work starts.
+void setPhaseListener(std::function<void(const std::string &)> listener);
 
 /// CPU seconds used so far by every thread of the process.
 double processCpuSeconds();
