@@ -104,17 +104,31 @@ void reattachConstants(llvm::Module &module,
   }
 }
 
+/// Whether `value` is or refers to a global (a pointer table): such an
+/// initializer belongs to the module it was made in and cannot be copied
+/// into another.
+bool refersToGlobals(const llvm::Constant *value) {
+  if (llvm::isa<llvm::GlobalValue>(value))
+    return true;
+  for (const llvm::Use &operand : value->operands())
+    if (refersToGlobals(llvm::cast<llvm::Constant>(operand.get())))
+      return true;
+  return false;
+}
+
 /// Gives `part` a copy of every small constant it uses but another
 /// partition defines, as `available_externally`: the optimizer can then
 /// fold loads from it as it would in the whole module (index tables of a
 /// gather, say), and drops the copy before the partition is linked back.
+/// Tables of pointers (the profile's kernel table) are not copied.
 void shareSmallConstants(llvm::Module &part, llvm::Module &whole) {
   for (llvm::GlobalVariable &global : part.globals()) {
     if (!global.isDeclaration())
       continue;
     llvm::GlobalVariable *original =
         whole.getGlobalVariable(global.getName(), true);
-    if (!original || !original->isConstant() || !original->hasInitializer())
+    if (!original || !original->isConstant() || !original->hasInitializer() ||
+        refersToGlobals(original->getInitializer()))
       continue;
     global.setInitializer(original->getInitializer());
     global.setLinkage(llvm::GlobalValue::AvailableExternallyLinkage);
