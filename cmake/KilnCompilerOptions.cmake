@@ -18,6 +18,21 @@ if(KILN_SANITIZE)
   add_link_options(-fsanitize=address,undefined)
 endif()
 
+# The fuzz build (fuzz/, docs/fuzzing.md): every kiln library gets libFuzzer's
+# coverage hooks plus ASan and UBSan; only the fuzz targets link the engine.
+if(KILN_FUZZ)
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
+    message(FATAL_ERROR "KILN_FUZZ=ON needs clang: configure with "
+                        "-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++")
+  endif()
+  # -O1 and line tables only: the usual fuzzing trade (stack traces keep
+  # file:line) that roughly halves the compile time of the sanitized build.
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined
+                      -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+                      -O1 -gline-tables-only)
+  add_link_options(-fsanitize=address,undefined)
+endif()
+
 # kiln_add_library(NAME SOURCES... [DEPENDS libs...])
 function(kiln_add_library name)
   cmake_parse_arguments(ARG "" "" "SOURCES;DEPENDS" ${ARGN})

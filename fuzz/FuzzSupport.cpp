@@ -1,0 +1,56 @@
+//===- FuzzSupport.cpp - Scratch files and result checks for fuzzing ------===//
+
+#include "FuzzSupport.h"
+
+#include <google/protobuf/stubs/logging.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+namespace kiln::fuzz {
+
+namespace {
+void removeScratchDir() {
+  std::error_code ignored;
+  std::filesystem::remove_all(scratchDir(), ignored);
+}
+} // namespace
+
+const std::string &scratchDir() {
+  static const std::string dir = [] {
+    std::string pattern =
+        (std::filesystem::temp_directory_path() / "kiln-fuzz-XXXXXX").string();
+    if (!mkdtemp(pattern.data())) {
+      std::perror("kiln fuzz: cannot create a scratch directory");
+      std::abort();
+    }
+    std::atexit(removeScratchDir);
+    return pattern;
+  }();
+  return dir;
+}
+
+std::string writeScratchFile(const std::string &name, std::string_view bytes) {
+  std::string path = scratchDir() + "/" + name;
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(bytes.data(), std::streamsize(bytes.size()));
+  if (!out) {
+    std::fprintf(stderr, "kiln fuzz: cannot write %s\n", path.c_str());
+    std::abort();
+  }
+  return path;
+}
+
+void silenceProtobufLogs() { google::protobuf::SetLogHandler(nullptr); }
+
+void requireDiagnostic(const std::string &message) {
+  if (message.find("error:") != std::string::npos)
+    return;
+  std::fprintf(stderr, "kiln fuzz: failure without an `error:` message:\n%s\n",
+               message.c_str());
+  std::abort();
+}
+
+} // namespace kiln::fuzz
