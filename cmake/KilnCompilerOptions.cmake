@@ -21,9 +21,10 @@ endif()
 # The fuzz build (fuzz/, docs/fuzzing.md): every kiln library gets libFuzzer's
 # coverage hooks plus ASan and UBSan; only the fuzz targets link the engine.
 if(KILN_FUZZ)
-  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang")
-    message(FATAL_ERROR "KILN_FUZZ=ON needs clang: configure with "
-                        "-DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++")
+  # clang before 18 lacks C++20 floating-point template arguments.
+  if(NOT CMAKE_CXX_COMPILER_ID STREQUAL "Clang" OR CMAKE_CXX_COMPILER_VERSION VERSION_LESS 18)
+    message(FATAL_ERROR "KILN_FUZZ=ON needs clang 18 or later: configure with "
+                        "-DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19")
   endif()
   # -O1 and line tables only: the usual fuzzing trade (stack traces keep
   # file:line) that roughly halves the compile time of the sanitized build.

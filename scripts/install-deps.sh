@@ -17,10 +17,10 @@ PACKAGES=(
   zlib1g-dev dataset-fashion-mnist              # MNIST softmax sample
   pkg-config                                    # the kiln-runtime.pc test (samples/)
 )
-# The libFuzzer targets (fuzz/, docs/fuzzing.md) need Debian's clang and its
-# runtime libraries (libclang_rt.fuzzer); added only where the package
+# The libFuzzer targets (fuzz/, docs/fuzzing.md) need Debian's clang 19 and
+# its runtime libraries (libclang_rt.fuzzer); added only where the package
 # archive has them, so the rest still installs on a system without.
-for package in clang libclang-rt-14-dev; do
+for package in clang-19 libclang-rt-19-dev; do
   if apt-cache show "$package" >/dev/null 2>&1; then
     PACKAGES+=("$package")
   else

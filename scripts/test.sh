@@ -50,9 +50,9 @@ ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
 
 echo "== libFuzzer targets, ${KILN_FUZZ_SECONDS:-10} s each (./build-fuzz)"
 fuzzer_probe='extern "C" int LLVMFuzzerTestOneInput(const char *, long) { return 0; }'
-if ! echo "$fuzzer_probe" | clang++ -x c++ -fsanitize=fuzzer - -o /dev/null 2>/dev/null; then
-  echo "error: clang++ cannot link libFuzzer (-fsanitize=fuzzer); install clang and" \
-    "libclang-rt-14-dev (scripts/install-deps.sh)" >&2
+if ! echo "$fuzzer_probe" | clang++-19 -x c++ -fsanitize=fuzzer - -o /dev/null 2>/dev/null; then
+  echo "error: clang++-19 cannot link libFuzzer (-fsanitize=fuzzer); install clang-19 and" \
+    "libclang-rt-19-dev (scripts/install-deps.sh)" >&2
   exit 1
 fi
 KILN_JOBS=$jobs fuzz/run.sh --seconds "${KILN_FUZZ_SECONDS:-10}"
