@@ -41,7 +41,7 @@ done
 export CCACHE_BASEDIR=${CCACHE_BASEDIR:-$root} CCACHE_NOHASHDIR=${CCACHE_NOHASHDIR:-1}
 if [[ ! -f $build/build.ninja ]]; then
   cmake -G Ninja -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
-    -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 -DKILN_FUZZ=ON -DBUILD_TESTING=OFF
+    -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 -DKILN_FUZZ=ON -DKILN_WERROR=OFF -DBUILD_TESTING=OFF
 fi
 cmake --build "$build" -j "${KILN_JOBS:-2}" --target "${targets[@]/#/kiln-fuzz-}"
 [[ $build_only -eq 0 ]] || exit 0
