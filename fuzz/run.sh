@@ -67,7 +67,7 @@ for target in "${targets[@]}"; do
     "$build/fuzz/kiln-fuzz-$target" "${options[@]}" "$corpus" "$seeds/$target" \
     >"$log" 2>&1 || status=$?
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
-  coverage=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1)
+  coverage=$(grep -oE 'cov: [0-9]+ ft: [0-9]+' "$log" | tail -1 || true)
   printf '%-16s %s executions, %s%s\n' "$target" "${runs:-?}" "${coverage:-no coverage line}" \
     "$([[ $status -eq 0 ]] || echo ", FAILED (exit $status, see $log)")"
   [[ $status -eq 0 ]] || failed+=("$target")
