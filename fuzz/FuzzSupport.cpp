@@ -19,16 +19,19 @@ void removeScratchDir() {
 } // namespace
 
 const std::string &scratchDir() {
-  static const std::string dir = [] {
+  // Never destroyed: the atexit handler below runs after static destructors
+  // registered before it, so it must not read a destroyed string.
+  static const std::string &dir = *new std::string([] {
     std::string pattern =
         (std::filesystem::temp_directory_path() / "kiln-fuzz-XXXXXX").string();
     if (!mkdtemp(pattern.data())) {
       std::perror("kiln fuzz: cannot create a scratch directory");
       std::abort();
     }
-    std::atexit(removeScratchDir);
     return pattern;
-  }();
+  }());
+  static const bool removedAtExit = std::atexit(removeScratchDir) == 0;
+  (void)removedAtExit;
   return dir;
 }
 
