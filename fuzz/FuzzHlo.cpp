@@ -6,7 +6,8 @@
 #include "kiln/IR/Verifier.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  auto module = kiln::ir::parseModule(kiln::fuzz::asText(data, size), "fuzz.hlo");
+  auto module =
+      kiln::ir::parseModule(kiln::fuzz::asText(data, size), "fuzz.hlo");
   if (!module) {
     kiln::fuzz::requireDiagnostic(module.errorMessage());
     return 0;

@@ -13,7 +13,8 @@
 #include <cstdlib>
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  auto array = kiln::parseNpy(std::vector<uint8_t>(data, data + size), "fuzz.npy");
+  auto array =
+      kiln::parseNpy(std::vector<uint8_t>(data, data + size), "fuzz.npy");
   if (!array) {
     kiln::fuzz::requireDiagnostic(array.errorMessage());
     return 0;

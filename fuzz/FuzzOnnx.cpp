@@ -16,9 +16,9 @@ extern "C" int LLVMFuzzerInitialize(int *, char ***) {
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  auto model = kiln::import::importOnnxBytes(kiln::fuzz::asText(data, size),
-                                             "fuzz.onnx",
-                                             kiln::fuzz::scratchDir(), {});
+  auto model =
+      kiln::import::importOnnxBytes(kiln::fuzz::asText(data, size), "fuzz.onnx",
+                                    kiln::fuzz::scratchDir(), {});
   kiln::fuzz::checkImport(model);
   return 0;
 }

@@ -28,7 +28,8 @@ bool smallEnoughToEvaluate(const kiln::ir::Module &module) {
   size_t count = 0;
   for (const kiln::ir::Computation *computation : module.computations()) {
     count += computation->instructionCount();
-    for (const kiln::ir::Instruction *instruction : computation->instructions()) {
+    for (const kiln::ir::Instruction *instruction :
+         computation->instructions()) {
       // Zero arguments are built for parameters; tuples have no byte size.
       if (instruction->shape().isTuple()) {
         if (instruction->opcode() == kiln::ir::Opcode::Parameter)
@@ -45,19 +46,22 @@ bool smallEnoughToEvaluate(const kiln::ir::Module &module) {
 } // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  auto module = kiln::ir::parseModule(kiln::fuzz::asText(data, size), "fuzz.hlo");
+  auto module =
+      kiln::ir::parseModule(kiln::fuzz::asText(data, size), "fuzz.hlo");
   if (!module)
     return 0;
   if (kiln::ir::verifyModule(**module) || !smallEnoughToEvaluate(**module))
     return 0;
   auto optimized = kiln::driver::optimizedCopy(**module);
   if (!optimized) {
-    std::fprintf(stderr, "kiln fuzz: the pipeline rejected a verified module:\n%s\n",
+    std::fprintf(stderr,
+                 "kiln fuzz: the pipeline rejected a verified module:\n%s\n",
                  optimized.errorMessage().c_str());
     std::abort();
   }
   std::vector<kiln::ir::Literal> args;
-  for (const kiln::ir::Instruction *parameter : (*optimized)->entry()->parameters())
+  for (const kiln::ir::Instruction *parameter :
+       (*optimized)->entry()->parameters())
     args.emplace_back(parameter->shape());
   (void)kiln::eval::evaluateModule(**optimized, args);
   return 0;
