@@ -294,7 +294,10 @@ bool checkQuantParams(OnnxNodeContext &ctx, Value x, int64_t axis) {
   for (size_t i : {size_t(1), size_t(2)}) {
     if (i == 2 && !ctx.hasInput(2))
       continue;
-    const ir::Shape &shape = ctx.input(i)->shape();
+    Value param = ctx.input(i);
+    if (!param)
+      return false; // an unknown input name: input() recorded the error
+    const ir::Shape &shape = param->shape();
     int64_t axisSize = x->shape().rank() > 0 ? x->shape().dim(size_t(axis)) : 1;
     bool scalar = shape.numElements() == 1 && shape.rank() <= 1;
     bool perAxis =

@@ -129,7 +129,8 @@ Expected<ir::Literal> decodeWeight(const WeightSpec &weight, const uint8_t *data
     if (!dtype)
       return fail(fmt::format("unsupported weight dtype '{}'", weight.dtype));
     ir::Literal literal(ir::Shape(*dtype, weight.dims));
-    std::memcpy(literal.bytes().data(), data, literal.bytes().size());
+    if (!literal.bytes().empty()) // an empty weight may have no data at all
+      std::memcpy(literal.bytes().data(), data, literal.bytes().size());
     if (*dtype == ir::DType::Pred)
       for (uint8_t &byte : literal.bytes())
         byte = byte != 0;
