@@ -44,9 +44,13 @@ int64_t elementCount(const std::vector<int64_t> &dims,
   return count;
 }
 
-/// Sum with f16/bf16 accumulated in f32, the result in x's dtype.
+/// Sum with f16/bf16 accumulated in f32, the result in x's dtype. A null
+/// `x` (the op before it failed, e.g. abs of a bool) stays null: the
+/// builder holds that error.
 Value sumOf(GraphBuilder &b, Value x, const std::vector<int64_t> &axes,
             bool keepDims) {
+  if (!x)
+    return x;
   DType dtype = x->shape().dtype();
   Value wide = b.convert(x, computeType(dtype));
   return b.convert(b.reduce(wide, axes, ReducerKind::Add, keepDims), dtype);
@@ -55,6 +59,8 @@ Value sumOf(GraphBuilder &b, Value x, const std::vector<int64_t> &axes,
 /// Mean in the computation dtype (integers: truncating division).
 Value meanOf(GraphBuilder &b, Value x, const std::vector<int64_t> &axes,
              bool keepDims) {
+  if (!x)
+    return x;
   DType dtype = x->shape().dtype();
   Value wide = b.convert(x, computeType(dtype));
   Value sum = b.reduce(wide, axes, ReducerKind::Add, keepDims);

@@ -55,8 +55,21 @@ std::optional<Layout> readLayout(TfNodeContext &ctx, int64_t rank) {
   return std::nullopt;
 }
 
+/// Fails unless every window size, stride or dilation in `values` is at
+/// least 1 (a stride of 0 would divide by zero in the padding rules).
+bool checkPositive(TfNodeContext &ctx, std::string_view key,
+                   const std::vector<int64_t> &values) {
+  for (size_t i = 0; i < values.size(); ++i)
+    if (values[i] < 1) {
+      ctx.fail(fmt::format("{} entry {} is {}; it must be at least 1", key, i,
+                           values[i]));
+      return false;
+    }
+  return true;
+}
+
 /// Reads a per-dimension list attribute (strides, dilations, ksize) in
-/// data_format order, defaulting to all ones.
+/// data_format order, defaulting to all ones; every entry must be >= 1.
 std::optional<std::vector<int64_t>> dimsAttr(TfNodeContext &ctx,
                                              std::string_view key,
                                              int64_t rank) {
@@ -69,6 +82,8 @@ std::optional<std::vector<int64_t>> dimsAttr(TfNodeContext &ctx,
                          key, values.size(), rank));
     return std::nullopt;
   }
+  if (!checkPositive(ctx, fmt::format("attribute '{}'", key), values))
+    return std::nullopt;
   return values;
 }
 
@@ -311,6 +326,9 @@ void lowerPool(TfNodeContext &ctx, bool average) {
   if (int64_t(ksize->size()) != rank || int64_t(strides->size()) != rank)
     return (void)ctx.fail(fmt::format("ksize and strides need {} entries",
                                       rank));
+  if (!checkPositive(ctx, "ksize", *ksize) ||
+      !checkPositive(ctx, "strides", *strides))
+    return;
   std::string padding = ctx.attrString("padding", "VALID");
   std::vector<int64_t> explicitPads = ctx.attrInts("explicit_paddings");
   PoolWindow w;
