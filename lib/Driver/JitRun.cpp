@@ -39,6 +39,28 @@ std::unique_ptr<void, FreeDeleter> allocateArena(int64_t bytes) {
 
 } // namespace
 
+Expected<std::unique_ptr<target::Jit>>
+compileForHostJit(const ir::Module &module,
+                  const analysis::BufferAssignment &buffers,
+                  const codegen::CodeGenOptions &options) {
+  Expected<target::ResolvedTarget> host = target::resolveTarget({});
+  if (!host)
+    return host.takeError();
+  auto machine = target::createTargetMachine(*host);
+  if (!machine)
+    return machine.takeError();
+  auto context = std::make_unique<llvm::LLVMContext>();
+  auto generated =
+      codegen::emitModule(module, buffers, options, *context, **machine);
+  if (!generated)
+    return generated.takeError();
+  auto optimized = target::optimizeModuleInParallel(
+      std::move(generated->module), *host, target::defaultThreadCount());
+  if (!optimized)
+    return optimized.takeError();
+  return target::Jit::create(std::move(*optimized), std::move(context));
+}
+
 Expected<std::vector<ir::Literal>>
 runWithJit(const ir::Module &module, const std::vector<ir::Literal> &args) {
   std::vector<ir::Literal> copies = args;
@@ -52,25 +74,9 @@ runWithJit(const ir::Module &module, std::vector<ir::Literal> &args,
       analysis::BufferAssignment::build(module, writeBacks);
   if (!buffers)
     return buffers.takeError();
-  Expected<target::ResolvedTarget> host = target::resolveTarget({});
-  if (!host)
-    return host.takeError();
-  auto machine = target::createTargetMachine(*host);
-  if (!machine)
-    return machine.takeError();
-
-  auto context = std::make_unique<llvm::LLVMContext>();
   codegen::CodeGenOptions options;
   options.entryName = kEntryName;
-  auto generated =
-      codegen::emitModule(module, *buffers, options, *context, **machine);
-  if (!generated)
-    return generated.takeError();
-  auto optimized = target::optimizeModuleInParallel(
-      std::move(generated->module), *host, target::defaultThreadCount());
-  if (!optimized)
-    return optimized.takeError();
-  auto jit = target::Jit::create(std::move(*optimized), std::move(context));
+  auto jit = compileForHostJit(module, *buffers, options);
   if (!jit)
     return jit.takeError();
   Expected<target::EntryFunction> entry = (*jit)->lookup(kEntryName);

@@ -14,15 +14,12 @@
 #include "kiln/AOT/ModelInfo.h"
 #include "kiln/Analysis/BufferAssignment.h"
 #include "kiln/CodeGen/CodeGen.h"
+#include "kiln/Driver/Compile.h"
 #include "kiln/Driver/Driver.h"
 #include "kiln/Driver/Optimize.h"
 #include "kiln/Support/FileUtils.h"
 #include "kiln/Target/Jit.h"
-#include "kiln/Target/Target.h"
 
-#include "llvm/IR/LLVMContext.h"
-#include "llvm/IR/Module.h"
-#include "llvm/Target/TargetMachine.h"
 
 #include <kiln/profile.h>
 
@@ -152,25 +149,10 @@ Expected<ProfiledModel> compileProfiled(const import::ImportedModel &model,
   auto buffers = analysis::BufferAssignment::build(*model.module, writeBacks);
   if (!buffers)
     return buffers.takeError();
-  auto host = target::resolveTarget({});
-  if (!host)
-    return host.takeError();
-  auto machine = target::createTargetMachine(*host);
-  if (!machine)
-    return machine.takeError();
-  auto context = std::make_unique<llvm::LLVMContext>();
   codegen::CodeGenOptions options;
   options.entryName = name + "_run";
   options.profile = true;
-  auto generated = codegen::emitModule(*model.module, *buffers, options,
-                                       *context, **machine);
-  if (!generated)
-    return generated.takeError();
-  auto optimized = target::optimizeModuleInParallel(
-      std::move(generated->module), *host, target::defaultThreadCount());
-  if (!optimized)
-    return optimized.takeError();
-  auto jit = target::Jit::create(std::move(*optimized), std::move(context));
+  auto jit = compileForHostJit(*model.module, *buffers, options);
   if (!jit)
     return jit.takeError();
   ProfiledModel profiled;

@@ -17,8 +17,16 @@
 #include "kiln/Support/Error.h"
 #include "kiln/Support/PhaseTimes.h"
 
+#include <memory>
 #include <string>
 #include <vector>
+
+namespace kiln::codegen {
+struct CodeGenOptions;
+} // namespace kiln::codegen
+namespace kiln::target {
+class Jit;
+} // namespace kiln::target
 
 namespace kiln::driver {
 
@@ -86,6 +94,13 @@ runWithJit(const ir::Module &module, const std::vector<ir::Literal> &args);
 Expected<std::vector<ir::Literal>>
 runWithJit(const ir::Module &module, std::vector<ir::Literal> &args,
            const std::vector<analysis::ArgWriteBack> &writeBacks);
+
+/// `module` generated with `options` for the host, optimized and loaded
+/// into the JIT (what runWithJit and `kiln profile` run).
+Expected<std::unique_ptr<target::Jit>>
+compileForHostJit(const ir::Module &module,
+                  const analysis::BufferAssignment &buffers,
+                  const codegen::CodeGenOptions &options);
 
 } // namespace kiln::driver
 
