@@ -17,17 +17,8 @@ PACKAGES=(
   zlib1g-dev dataset-fashion-mnist              # MNIST softmax sample
   pkg-config                                    # the kiln-runtime.pc test (samples/)
   graphviz                                      # SVG of --emit dot (optional at run time)
+  clang-19 libclang-rt-19-dev                   # sanitizer build and libFuzzer (fuzz/)
 )
-# The libFuzzer targets (fuzz/, docs/fuzzing.md) need Debian's clang 19 and
-# its runtime libraries (libclang_rt.fuzzer); added only where the package
-# archive has them, so the rest still installs on a system without.
-for package in clang-19 libclang-rt-19-dev; do
-  if apt-cache show "$package" >/dev/null 2>&1; then
-    PACKAGES+=("$package")
-  else
-    echo "install-deps: note: $package is not in the package archive; fuzz/ will not build" >&2
-  fi
-done
 
 missing=()
 for package in "${PACKAGES[@]}"; do

@@ -1,138 +1,51 @@
 #!/usr/bin/env python3
 """Every real model and ONNX conformance model through a sanitized kiln.
 
-sanitizer_sweep.py --kiln build-asan/tools/kiln/kiln --work DIR [--jobs N]
-                   [--evaluate-max-bytes N] [--cache DIR]
+sanitizer_sweep.py --tool build-sanitize/test/sanitizer/kiln-model-sweep
+                   --work DIR [--jobs N] [--evaluate-max-flops N] [--cache DIR]
 
-For each model: `kiln inspect` (import, verify, the optimization pipeline,
-buffer assignment, cost analysis); then, for models whose weights are at most
---evaluate-max-bytes (default 1 MiB: every conformance model and the small
-real models), `kiln compile --no-opt --emit hlo` and `kiln run --reference`,
-which evaluates the imported module with the reference evaluator on seeded
-inputs. The oracle is the sanitizers and kiln's error contract, not numbers
-(those are checked against ONNX, ONNX Runtime and TF.js in the normal suites):
-each command must exit 0, or 1 with an `error:` line; a signal, a sanitizer
-report, a timeout or any other exit status fails the sweep. Models kiln
-rejects cleanly (unsupported ops, dynamic shapes) count as `rejected`.
-Real models come from the cache test/models/setup_refs.sh fills; a missing
-cache is an error, never a skip. Needs /usr/bin/python3 (numpy, onnx).
+Each model gets what `kiln inspect` does (import, verify, the default
+pipeline, buffer assignment, cost analysis); models whose imported module
+costs at most --evaluate-max-flops (default 20 MFLOP: every conformance
+model and the 16 smallest real models; 0: every model, which takes hours,
+since the evaluator runs at about 3 MFLOP/s under the sanitizers) are also
+printed as HLO, parsed back, verified and evaluated by the reference
+evaluator on `kiln check`'s seeded inputs. The work runs in
+kiln-model-sweep (test/sanitizer/ModelSweep.cpp), which takes a list of
+models, so a few processes do it all: a sanitized kiln takes about a third of
+a second to start, which per model would not fit the CI budget.
+
+The oracle is the sanitizers and kiln's error contract, not numbers (those
+are checked against ONNX, ONNX Runtime and TF.js in the normal suites): a
+model passes, or is refused with a message (`rejected`: unsupported ops,
+dynamic shapes). A sanitizer report, a signal, a timeout, a refusal without
+a message or HLO that does not parse back fails the sweep, and names the
+model the process was working on. Real models come from the cache
+test/models/setup_refs.sh fills; a missing cache is an error, never a skip.
+Needs /usr/bin/python3 (numpy and onnx, for test/models/run_models.py).
 """
 import argparse
 import concurrent.futures
 import glob
-import hashlib
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import time
-
-import numpy as np
 
 REPO = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(REPO, 'test', 'models'))
 import run_models  # noqa: E402  (the real-model list and each model's --shape)
 
 CONFORMANCE = '/usr/share/libonnx-testdata/data/node'
-TIMEOUT = 300
+SHARD_TIMEOUT = 1500
 SANITIZER_REPORT = re.compile(r'ERROR: (Address|Leak)Sanitizer|runtime error:|'
                               r'SUMMARY: \w+Sanitizer')
-HLO_DTYPES = {'pred': np.bool_, 's8': np.int8, 's16': np.int16, 's32': np.int32,
-              's64': np.int64, 'u8': np.uint8, 'u16': np.uint16, 'u32': np.uint32,
-              'u64': np.uint64, 'f16': np.float16, 'f32': np.float32, 'f64': np.float64}
-PARAMETER = re.compile(r'^\s*(?:ROOT\s+)?(\S+)\s*=\s*(\w+)\[([\d,]*)\]\S*\s+parameter\((\d+)\)')
-
-
-class Finding(Exception):
-    pass
-
-
-class Rejected(Exception):
-    """kiln refused the model with a clean error (exit 1, `error:`)."""
-
-
-def run(cmd, work):
-    """'ok'; Rejected for exit 1 with an `error:` line; Finding otherwise."""
-    try:
-        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT, cwd=work)
-    except subprocess.TimeoutExpired:
-        raise Finding(f'timeout after {TIMEOUT}s: {" ".join(cmd)}')
-    report = SANITIZER_REPORT.search(proc.stderr)
-    if report or proc.returncode not in (0, 1) or (
-            proc.returncode == 1 and 'error:' not in proc.stderr):
-        raise Finding(f'exit {proc.returncode}: {" ".join(cmd)}\n{proc.stderr[-3000:]}')
-    if proc.returncode == 1:
-        raise Rejected(next(line for line in proc.stderr.splitlines() if 'error:' in line))
-    return 'ok'
-
-
-def entry_parameters(hlo_path):
-    """[(name, numpy dtype or None, shape)] of the entry computation."""
-    params, in_entry = [], False
-    with open(hlo_path) as f:
-        for line in f:
-            if line.startswith('ENTRY'):
-                in_entry = True
-            elif in_entry and line.startswith('}'):
-                break
-            elif in_entry and (m := PARAMETER.match(line)):
-                shape = [int(d) for d in m.group(3).split(',') if d]
-                params.append((int(m.group(4)), m.group(1), HLO_DTYPES.get(m.group(2)), shape))
-    return [p[1:] for p in sorted(params)]
-
-
-def seeded_input(dtype, shape, rng):
-    if np.issubdtype(dtype, np.floating):
-        return rng.random(shape).astype(dtype)
-    return np.zeros(shape, dtype)  # valid as an index, a count or a flag
-
-
-def evaluate(kiln, model, extra, work):
-    prefix = os.path.join(work, 'm')
-    run([kiln, 'compile', model, *extra, '--no-opt', '--emit', 'hlo', '-o', prefix], work)
-    rng = np.random.default_rng(1)
-    cmd = [kiln, 'run', prefix + '.hlo', '--reference', '--output-dir', work]
-    for i, (name, dtype, shape) in enumerate(entry_parameters(prefix + '.hlo')):
-        if dtype is None:
-            return 'ok'  # an element type numpy cannot write (bfloat16): import only
-        path = os.path.join(work, f'in{i}.npy')
-        np.save(path, seeded_input(dtype, shape, rng))
-        cmd += ['--input', f'{name}={path}']
-    return run(cmd, work)
-
-
-def sweep_one(opts, name, model, extra, weight_bytes):
-    work = os.path.join(opts.work, re.sub(r'[^\w.-]', '_', name))
-    shutil.rmtree(work, ignore_errors=True)
-    os.makedirs(work)
-    outcome = 'imported'
-    try:
-        run([opts.kiln, 'inspect', model, *extra], work)
-        if weight_bytes <= opts.evaluate_max_bytes and evaluated(name, opts):
-            evaluate(opts.kiln, model, extra, work)
-            outcome = 'evaluated'
-    except Rejected as rejected:
-        outcome = 'rejected' if outcome == 'imported' else 'evaluation rejected'
-        if opts.verbose:
-            print(f'{outcome}: {name}: {rejected}', flush=True)
-    except Finding as finding:
-        return name, 'FAIL', str(finding)
-    shutil.rmtree(work, ignore_errors=True)
-    return name, outcome, ''
-
-
-def evaluated(name, opts):
-    """Conformance models are evaluated one in --evaluate-every (a fixed
-    sample, to bound the time); real models always (below the size cap)."""
-    if not name.startswith('conformance/'):
-        return True
-    return int(hashlib.sha1(name.encode()).hexdigest(), 16) % opts.evaluate_every == 0
 
 
 def models(opts):
-    """[(name, path, extra kiln args, weight bytes)]."""
+    """[(name, path, --shape values, bytes on disk)]."""
     out = []
     for test in sorted(glob.glob(os.path.join(CONFORMANCE, '*', 'model.onnx'))):
         out.append((f'conformance/{os.path.basename(os.path.dirname(test))}', test, [], 0))
@@ -143,40 +56,93 @@ def models(opts):
     for name, (path, shapes, _) in run_models.ONNX_MODELS.items():
         base = run_models.HERE if path.split('/')[0] in run_models.LOCAL_DIRS else pkgs
         model = run_models.Model('onnx', name, os.path.join(base, path), shapes)
-        out.append((f'onnx/{name}', model.path, model.dynamic(), os.path.getsize(model.path)))
+        out.append((f'onnx/{name}', model.path, shape_values(model), os.path.getsize(model.path)))
     for name in run_models.HUMAN_MODELS:
         model = run_models.Model('tfjs', name, os.path.join(pkgs, run_models.HUMAN, name + '.json'),
                                  run_models.HUMAN_SHAPES.get(name))
-        weights = sum(os.path.getsize(f) for f in model.files()[1:])
-        out.append((f'tfjs/{name}', model.path, model.dynamic(), weights))
+        size = sum(os.path.getsize(f) for f in model.files()[1:])
+        out.append((f'tfjs/{name}', model.path, shape_values(model), size))
     return out
+
+
+def shape_values(model):
+    return [flag.split('=', 1)[1] for flag in model.dynamic()]
+
+
+def run_shard(opts, index, shard):
+    """{name: (outcome, detail)}; a dead or reporting process fails the
+    model it had begun."""
+    listing = os.path.join(opts.work, f'shard{index}.jsonl')
+    with open(listing, 'w') as f:
+        for name, path, shapes, _ in shard:
+            f.write(json.dumps({'name': name, 'path': path, 'shapes': shapes}) + '\n')
+    env = dict(os.environ, ASAN_OPTIONS='detect_leaks=1:abort_on_error=1',
+               UBSAN_OPTIONS='print_stacktrace=1:halt_on_error=1')
+    try:
+        limit = opts.evaluate_max_flops if opts.evaluate_max_flops > 0 else -1
+        proc = subprocess.run([opts.tool, '--evaluate-max-flops', str(limit), listing],
+                              capture_output=True, text=True,
+                              timeout=SHARD_TIMEOUT, cwd=opts.work, env=env)
+        stdout, stderr, status = proc.stdout, proc.stderr, proc.returncode
+    except subprocess.TimeoutExpired as timeout:
+        stdout = (timeout.stdout or b'').decode(errors='replace')
+        stderr, status = f'timeout after {SHARD_TIMEOUT}s', None
+    outcomes, begun = {}, None
+    for line in stdout.splitlines():
+        if line.startswith('begin '):
+            begun = line[len('begin '):]
+            continue
+        name, outcome, seconds, detail = (line.split('\t') + ['', '', ''])[:4]
+        outcomes[name] = (outcome, detail)
+        opts.seconds[name] = float(seconds or 0)
+        begun = None
+    report = SANITIZER_REPORT.search(stderr)
+    if begun is not None:  # died, or timed out, inside this model
+        outcomes[begun] = ('FAIL', f'exit {status}: {stderr[-3000:]}')
+    elif report or status not in (0, 1):  # e.g. LeakSanitizer at exit
+        outcomes[f'shard {index} (after its last model)'] = (
+            'FAIL', f'exit {status}: {stderr[-3000:]}')
+    return outcomes
 
 
 def main():
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
-    p.add_argument('--kiln', required=True)
+    p.add_argument('--tool', required=True, help='kiln-model-sweep of a sanitized build')
     p.add_argument('--work', required=True)
     p.add_argument('--jobs', type=int, default=2)
-    p.add_argument('--evaluate-max-bytes', type=int, default=1 << 20)
+    p.add_argument('--evaluate-max-flops', type=int, default=20_000_000,
+                   help='evaluate models costing at most this many FLOPs (0: all)')
     p.add_argument('--cache', default=os.environ.get(
         'KILN_TEST_CACHE', os.path.expanduser('~/.cache/kiln-test')))
-    p.add_argument('--evaluate-every', type=int, default=1,
-                   help='evaluate one conformance model in N (a fixed hash-based sample)')
     p.add_argument('--filter', default='', help='regex on model names')
     p.add_argument('--verbose', action='store_true', help='print every rejection')
     opts = p.parse_args()
-    opts.kiln = os.path.abspath(opts.kiln)
+    opts.tool, opts.work = os.path.abspath(opts.tool), os.path.abspath(opts.work)
+    os.makedirs(opts.work, exist_ok=True)
     selected = [m for m in models(opts) if re.search(opts.filter, m[0])]
-    start, counts, failures = time.time(), {}, []
+    # Round robin, largest first, so the big real models spread over shards.
+    selected.sort(key=lambda m: -m[3])
+    shards = [selected[i::opts.jobs] for i in range(opts.jobs)]
+    start, outcomes, opts.seconds = time.time(), {}, {}
     with concurrent.futures.ThreadPoolExecutor(opts.jobs) as pool:
-        for name, outcome, detail in pool.map(lambda m: sweep_one(opts, *m), selected):
-            counts[outcome] = counts.get(outcome, 0) + 1
-            if outcome == 'FAIL':
-                failures.append(name)
-                print(f'FAIL {name}: {detail}', flush=True)
+        for result in pool.map(lambda i: run_shard(opts, i, shards[i]), range(opts.jobs)):
+            outcomes.update(result)
+    counts, failures = {}, []
+    for name, (outcome, detail) in sorted(outcomes.items()):
+        counts[outcome] = counts.get(outcome, 0) + 1
+        if outcome == 'FAIL':
+            failures.append(name)
+            print(f'FAIL {name}: {detail}', flush=True)
+        elif opts.verbose and 'rejected' in outcome:
+            print(f'{outcome}: {name}: {detail}')
+    if opts.verbose:
+        slowest = sorted(opts.seconds.items(), key=lambda item: -item[1])[:10]
+        print('slowest: ' + ', '.join(f'{name} {s:.1f} s' for name, s in slowest))
+    unfinished = len(selected) - sum(1 for m in selected if m[0] in outcomes)
     summary = ', '.join(f'{n} {k}' for k, n in sorted(counts.items()))
-    print(f'sanitizer sweep: {len(selected)} models: {summary} ({time.time() - start:.0f} s)')
-    if failures:
+    print(f'sanitizer sweep: {len(selected)} models: {summary}'
+          f'{f", {unfinished} not reached" if unfinished else ""} ({time.time() - start:.0f} s)')
+    if failures or unfinished:
         sys.exit(1)
 
 

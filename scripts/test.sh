@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# Builds kiln and runs every test: the full ctest suite in ./build, then the
-# unit and lit tests again under AddressSanitizer + UndefinedBehaviorSanitizer
-# in ./build-asan. Run from anywhere; uses ccache when it is installed.
-# Set KILN_JOBS to limit parallel jobs (default: all cores).
+# Builds kiln and runs every test: the full ctest suite in ./build; then, under
+# AddressSanitizer + UndefinedBehaviorSanitizer in ./build-sanitize, the unit
+# and lit tests, every real and conformance model (scripts/sanitizer_sweep.py)
+# and every libFuzzer target for a few seconds (fuzz/run.sh). Run from
+# anywhere; uses ccache when it is installed. Set KILN_JOBS to limit parallel
+# jobs (default: all cores) and KILN_FUZZ_SECONDS to fuzz each target longer.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -24,13 +26,27 @@ echo "== build and test (./build)"
 configure_and_build build all
 (cd build && ctest --output-on-failure -j "$jobs")
 
-echo "== build and test with ASan + UBSan (./build-asan): unit and lit tests"
-# Only what the unit and lit tests run is built, to keep CI time down.
-configure_and_build build-asan "kiln kiln-unit-tests" -DKILN_SANITIZE=ON
+echo "== build with ASan + UBSan and the libFuzzer targets (./build-sanitize, clang 19)"
+# One sanitized build serves three stages: the unit and lit tests, the model
+# sweep and the fuzz smoke run. clang, because libFuzzer needs it; the GCC
+# build above keeps -Werror (clang 19 warns inside libstdc++ 12's headers).
+# Only what the stages run is built, to keep CI time down.
+configure_and_build build-sanitize "kiln kiln-unit-tests kiln-model-sweep kiln-fuzzers" \
+  -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
+  -DKILN_SANITIZE=ON -DKILN_FUZZ=ON -DKILN_WERROR=OFF
+
+echo "== unit and lit tests under ASan + UBSan"
 # detect_leaks=1: LeakSanitizer is on (it needs ptrace, which works as root
 # and in ordinary containers; see docs/architecture.md, Sanitizers).
-(cd build-asan &&
+(cd build-sanitize &&
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --output-on-failure -j "$jobs" -R '^(unit|lit)$')
+
+echo "== sanitizer sweep: every real model and ONNX conformance model"
+/usr/bin/python3 scripts/sanitizer_sweep.py --jobs "$jobs" \
+  --tool build-sanitize/test/sanitizer/kiln-model-sweep --work build-sanitize/sweep
+
+echo "== fuzz smoke run: every libFuzzer target from its seeds (docs/fuzzing.md)"
+KILN_FUZZ_BUILD_DIR=$root/build-sanitize fuzz/run.sh --seconds "${KILN_FUZZ_SECONDS:-10}"
 echo "== all tests passed"

@@ -38,6 +38,8 @@ std::vector<ir::Literal> seededInputs(const ir::Module &module) {
       double u = random.next();
       if (shape.dtype() == ir::DType::Pred)
         value = u < 0.5;
+      else if (shape.dtype() == ir::DType::S8) // wraps as NumPy's astype
+        value = double(int8_t(int64_t(std::floor(u * 256))));
       else if (ir::isInteger(shape.dtype()))
         value = std::floor(u * 256);
       else

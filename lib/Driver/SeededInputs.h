@@ -3,7 +3,8 @@
 // The same inputs the real-model tests feed every runtime (test/models,
 // test/tf-ops/kilnrun.py): one mulberry32 generator, seed 1, drawn through
 // the entry parameters in order; floats uniform in [0,1), integers in
-// [0,255], bools true with p=0.5. So `kiln check` without --input sees the
+// [0,255] (int8: 128..255 wrap to -128..-1, as NumPy's astype(int8) does
+// in the runners), bools true with p=0.5. So `kiln check` without --input sees the
 // inputs the saved ONNX Runtime / TF.js references were computed from.
 //
 //===----------------------------------------------------------------------===//

@@ -19,16 +19,11 @@ void addCheckCommand(CLI::App &app, Runner &runner) {
                   "  kiln check model.onnx                        # seeded inputs\n"
                   "  kiln check model.onnx --input x=x.npy --expect y=onnxruntime_y.npy\n"
                   "  kiln check model.json --f64 --tolerance 1e-4,1e-6");
-  command->add_option("model", options->model,
-                      "Model file: .hlo, .pb, .pbtxt, .json (GraphDef or "
-                      "TF.js model.json), .onnx")
-      ->required();
+  addModelArgument(*command, options->model);
   addImportOptions(*command, options->import);
-  command
-      ->add_option("-i,--input", options->inputs,
-                   "NAME=FILE.npy for each model input (default: seeded "
-                   "random inputs, mulberry32 seed 1)")
-      ->allow_extra_args(false);
+  addInputOption(*command, options->inputs,
+                 "NAME=FILE.npy for each model input (default: seeded "
+                 "random inputs, mulberry32 seed 1)");
   command
       ->add_option("--expect", options->expect,
                    "NAME=FILE.npy: also compare result NAME with another "
@@ -40,8 +35,7 @@ void addCheckCommand(CLI::App &app, Runner &runner) {
   command->add_option("--tolerance", *tolerance,
                       "RTOL[,ATOL]: an element agrees when |got - want| <= "
                       "ATOL + RTOL*|want| (default: 1e-3,1e-4)");
-  command->add_flag("--no-fusion", [options](int64_t) { options->fusion = false; },
-                    "Compile without the fusion passes");
+  addNoFusionFlag(*command, options->fusion);
   // Test-only: proves that the check finds a wrong instruction.
   command->add_option("--inject-error", options->injectError)
       ->group("");

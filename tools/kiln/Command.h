@@ -14,6 +14,8 @@
 
 #include <CLI/CLI.hpp>
 #include <functional>
+#include <string>
+#include <vector>
 
 namespace kiln::tool {
 
@@ -50,6 +52,29 @@ inline void addImportOptions(CLI::App &command, import::ImportOptions &options) 
                      "that constant at import (it leaves the ABI); for "
                      "shape-setting inputs (repeat per input)")
       ->allow_extra_args(false);
+}
+
+/// The positional model file of every subcommand that reads a model.
+inline void addModelArgument(CLI::App &command, std::string &model) {
+  command
+      .add_option("model", model,
+                  "Model file: .hlo, .pb, .pbtxt, .json (GraphDef or "
+                  "TF.js model.json), .onnx")
+      ->required();
+}
+
+/// -i/--input NAME=FILE.npy, repeated per input; `help` says what happens
+/// to inputs not given (an error for `run`, seeded values elsewhere).
+inline void addInputOption(CLI::App &command, std::vector<std::string> &inputs,
+                           const std::string &help) {
+  command.add_option("-i,--input", inputs, help)->allow_extra_args(false);
+}
+
+/// --no-fusion: compile without the output, loop and input fusions.
+inline void addNoFusionFlag(CLI::App &command, bool &fusion) {
+  command.add_flag(
+      "--no-fusion", [&fusion](int64_t) { fusion = false; },
+      "Skip the fusion passes only (output, loop and input fusions)");
 }
 
 } // namespace kiln::tool

@@ -21,10 +21,7 @@ void addCompileCommand(CLI::App &app, Runner &runner) {
                   "  kiln compile model.pb --config model.config.pbtxt -o build/mnist\n"
                   "  kiln compile model.onnx --shape input=1,3,224,224 --target aarch64-linux-gnu --cpu cortex-a72\n"
                   "  kiln compile model.onnx --freeze shape=shape.npy --emit hlo,report");
-  command->add_option("model", options->model,
-                      "Model file: .hlo, .pb, .pbtxt, .json (GraphDef or "
-                      "TF.js model.json), .onnx")
-      ->required();
+  addModelArgument(*command, options->model);
   addImportOptions(*command, options->import);
   command->add_option("--target", options->triple,
                       "Target triple, e.g. x86_64-linux-gnu, "
@@ -55,9 +52,7 @@ void addCompileCommand(CLI::App &app, Runner &runner) {
   auto noOpt = std::make_shared<bool>(false);
   command->add_flag("--no-opt", *noOpt,
                     "Skip the optimization passes (docs/cli.md: pipeline)");
-  command->add_flag("--no-fusion", [options](int64_t) { options->fusion = false; },
-                    "Skip the fusion passes only (output, loop and input "
-                    "fusions)");
+  addNoFusionFlag(*command, options->fusion);
   command->add_flag("--profile", options->profile,
                     "Add per-kernel time and call counters to the object, "
                     "read through NAME_profile() (docs/abi.md)");

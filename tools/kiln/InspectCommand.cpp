@@ -17,10 +17,7 @@ void addInspectCommand(CLI::App &app, Runner &runner) {
                   "  kiln inspect model.onnx\n"
                   "  kiln inspect model.json --json\n"
                   "  kiln inspect model.pb --config model.config.pbtxt --shape x=8,784");
-  command->add_option("model", options->model,
-                      "Model file: .hlo, .pb, .pbtxt, .json (GraphDef or "
-                      "TF.js model.json), .onnx")
-      ->required();
+  addModelArgument(*command, options->model);
   addImportOptions(*command, options->import);
   command->add_flag("--json", options->json,
                     "Print one JSON object instead of text");

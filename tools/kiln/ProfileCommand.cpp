@@ -13,17 +13,11 @@ void addProfileCommand(CLI::App &app, Runner &runner) {
   CLI::App *command = app.add_subcommand(
       "profile", "Run a model on the host with per-kernel counters; write a "
                  "Chrome trace and print the most expensive kernels");
-  command
-      ->add_option("model", options->model,
-                   "Model file: .hlo, .pb, .pbtxt, .json (GraphDef or "
-                   "TF.js model.json), .onnx")
-      ->required();
+  addModelArgument(*command, options->model);
   addImportOptions(*command, options->import);
-  command
-      ->add_option("-i,--input", options->inputs,
-                   "NAME=FILE.npy for a model input (repeat per input); "
-                   "inputs not given get seeded values")
-      ->allow_extra_args(false);
+  addInputOption(*command, options->inputs,
+                 "NAME=FILE.npy for a model input (repeat per input); "
+                 "inputs not given get seeded values");
   command
       ->add_option("--seed", options->seed,
                    "Seed of the generated inputs: float32/float64 uniform "
@@ -44,10 +38,7 @@ void addProfileCommand(CLI::App &app, Runner &runner) {
   auto noOpt = std::make_shared<bool>(false);
   command->add_flag("--no-opt", *noOpt,
                     "Skip the optimization passes (docs/cli.md: pipeline)");
-  command->add_flag(
-      "--no-fusion", [options](int64_t) { options->fusion = false; },
-      "Skip the fusion passes only (output, loop and input "
-      "fusions)");
+  addNoFusionFlag(*command, options->fusion);
   command->callback([options, noOpt, &runner] {
     options->optimize = !*noOpt;
     runner = [options]() -> Error {

@@ -16,16 +16,11 @@ void addRunCommand(CLI::App &app, Runner &runner) {
                   "  kiln run model.onnx --input x=x.npy --output-dir out\n"
                   "  kiln run model.pb --config model.config.pbtxt --input x=x.npy --reference\n"
                   "  kiln run model.onnx --freeze shape=1,-1 --input data=data.npy");
-  command->add_option("model", options->model,
-                      "Model file: .hlo, .pb, .pbtxt, .json (GraphDef or "
-                      "TF.js model.json), .onnx")
-      ->required();
+  addModelArgument(*command, options->model);
   addImportOptions(*command, options->import);
-  command
-      ->add_option("-i,--input", options->inputs,
-                   "NAME=FILE.npy for each model input, NAME being the "
-                   "entry parameter's name (repeat the flag per input)")
-      ->allow_extra_args(false);
+  addInputOption(*command, options->inputs,
+                 "NAME=FILE.npy for each model input, NAME being the "
+                 "entry parameter's name (repeat the flag per input)");
   command
       ->add_option("--output-dir", options->outputDir,
                    "Directory for the result files, created if missing; each "
@@ -37,9 +32,7 @@ void addRunCommand(CLI::App &app, Runner &runner) {
   command->add_flag("--no-opt", *noOpt,
                     "JIT only: skip the optimization passes (--reference "
                     "never runs them)");
-  command->add_flag("--no-fusion", [options](int64_t) { options->fusion = false; },
-                    "Skip the fusion passes only (output, loop and input "
-                    "fusions)");
+  addNoFusionFlag(*command, options->fusion);
   command->callback([options, noOpt, &runner] {
     options->optimize = !*noOpt;
     runner = [options]() -> Error {

@@ -94,6 +94,11 @@ void lowerConvTranspose(OnnxNodeContext &ctx) {
   if (!x || !w)
     return;
   int64_t rank = x->shape().rank(), spatial = rank - 2;
+  if (w->shape().rank() != rank)
+    return (void)ctx.fail(fmt::format(
+        "input 1 (W) must have rank {} like input 0 (X): [C_in, "
+        "C_out/group, K...], but is {}",
+        rank, w->shape().toString()));
   std::optional<ConvParams> params = readWindowAttrs(ctx, spatial);
   if (!params)
     return;
