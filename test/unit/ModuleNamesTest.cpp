@@ -1,4 +1,4 @@
-//===- ModuleNamesTest.cpp - Module::uniqueName -----------------------------===//
+//===- ModuleNamesTest.cpp - Module::uniqueName ---------------------------===//
 //
 // uniqueName resumes each base name where it stopped instead of probing
 // from 1 (an unrolled loop names thousands of values alike); these pin

@@ -239,9 +239,7 @@ Value perChannel(GraphBuilder &b, Value v, Value x, int64_t channelDim) {
     return b.broadcastInDim(v, x->shape().dims(), {});
   return b.broadcastInDim(v, x->shape().dims(), mapping);
 }
-} // namespace
 
-namespace {
 /// Fails unless `v`, the batch normalization operand `what`, is one value
 /// per channel of x ([C], or a scalar for all) or, ONNX's old spatial=0
 /// form, shaped like x without the batch dimension.
@@ -249,8 +247,7 @@ bool checkPerChannel(GraphBuilder &b, std::string_view what, Value v, Value x,
                      int64_t channelDim) {
   const ir::Shape &shape = v->shape();
   int64_t channels = x->shape().dim(size_t(channelDim));
-  if (shape.rank() == 0 ||
-      (shape.rank() == 1 && shape.dim(0) == channels))
+  if (shape.rank() == 0 || (shape.rank() == 1 && shape.dim(0) == channels))
     return true;
   const std::vector<int64_t> &xDims = x->shape().dims();
   if (shape.rank() > 1 &&
@@ -286,8 +283,7 @@ bool checkBatchNormOperands(GraphBuilder &b, Value x, int64_t channelDim,
 Value batchNormInference(GraphBuilder &b, Value x, Value scale, Value offset,
                          Value mean, Value variance, double epsilon,
                          int64_t channelDim) {
-  if (!checkBatchNormOperands(b, x, channelDim, scale, offset, mean,
-                              variance))
+  if (!checkBatchNormOperands(b, x, channelDim, scale, offset, mean, variance))
     return nullptr;
   ir::DType statType = scale->shape().dtype();
   offset = b.convert(offset, statType);
