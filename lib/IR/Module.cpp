@@ -63,10 +63,17 @@ std::string Module::uniqueName(std::string_view base) {
   std::string name(base.empty() ? "v" : base);
   if (names_.insert(name).second)
     return name;
-  for (int64_t n = 1;; ++n) {
+  // Names are never released, so every suffix below the one handed out
+  // last for this base is still taken: resume there. Probing from 1 each
+  // time made importing N same-named values (an unrolled loop body) cost
+  // O(N^2) string compares.
+  int64_t &next = nextSuffix_[name];
+  for (int64_t n = std::max<int64_t>(next, 1);; ++n) {
     std::string candidate = name + "." + std::to_string(n);
-    if (names_.insert(candidate).second)
+    if (names_.insert(candidate).second) {
+      next = n + 1;
       return candidate;
+    }
   }
 }
 

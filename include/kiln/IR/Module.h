@@ -14,6 +14,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace kiln::ir {
@@ -60,6 +61,8 @@ private:
   std::vector<std::unique_ptr<Computation>> computations_;
   Computation *entry_ = nullptr;
   std::set<std::string, std::less<>> names_;
+  /// Per base name, the suffix uniqueName tries first (see there).
+  std::unordered_map<std::string, int64_t> nextSuffix_;
 };
 
 } // namespace kiln::ir

@@ -239,13 +239,52 @@ Value perChannel(GraphBuilder &b, Value v, Value x, int64_t channelDim) {
     return b.broadcastInDim(v, x->shape().dims(), {});
   return b.broadcastInDim(v, x->shape().dims(), mapping);
 }
+
+/// Fails unless `v`, the batch normalization operand `what`, is one value
+/// per channel of x ([C], or a scalar for all) or, ONNX's old spatial=0
+/// form, shaped like x without the batch dimension.
+bool checkPerChannel(GraphBuilder &b, std::string_view what, Value v, Value x,
+                     int64_t channelDim) {
+  const ir::Shape &shape = v->shape();
+  int64_t channels = x->shape().dim(size_t(channelDim));
+  if (shape.rank() == 0 || (shape.rank() == 1 && shape.dim(0) == channels))
+    return true;
+  const std::vector<int64_t> &xDims = x->shape().dims();
+  if (shape.rank() > 1 &&
+      shape.dims() == std::vector<int64_t>(xDims.begin() + 1, xDims.end()))
+    return true;
+  b.fail(fmt::format("batch normalization {} is {} but the input {} has {} "
+                     "channels (dimension {}); it must be [{}]",
+                     what, shape.toString(), x->shape().toString(), channels,
+                     channelDim, channels));
+  return false;
+}
 } // namespace
+
+bool checkBatchNormOperands(GraphBuilder &b, Value x, int64_t channelDim,
+                            Value scale, Value offset, Value mean,
+                            Value variance) {
+  if (!x || !scale || !offset || !mean || !variance) {
+    b.fail("internal error: null operand");
+    return false;
+  }
+  if (channelDim < 0 || channelDim >= x->shape().rank()) {
+    b.fail(fmt::format("batch normalization needs an input with a channel "
+                       "dimension, but the input is {}",
+                       x->shape().toString()));
+    return false;
+  }
+  return checkPerChannel(b, "scale", scale, x, channelDim) &&
+         checkPerChannel(b, "offset", offset, x, channelDim) &&
+         checkPerChannel(b, "mean", mean, x, channelDim) &&
+         checkPerChannel(b, "variance", variance, x, channelDim);
+}
 
 Value batchNormInference(GraphBuilder &b, Value x, Value scale, Value offset,
                          Value mean, Value variance, double epsilon,
                          int64_t channelDim) {
-  if (!x || !scale || !offset || !mean || !variance)
-    return b.fail("internal error: null operand");
+  if (!checkBatchNormOperands(b, x, channelDim, scale, offset, mean, variance))
+    return nullptr;
   ir::DType statType = scale->shape().dtype();
   offset = b.convert(offset, statType);
   mean = b.convert(mean, statType);

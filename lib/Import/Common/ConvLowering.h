@@ -90,7 +90,16 @@ std::vector<int64_t> channelsFirstPermutation(int64_t rank);
 /// x + bias, `bias` [C] broadcast along dimension `channelDim` of x.
 Value addChannelBias(GraphBuilder &b, Value x, Value bias, int64_t channelDim);
 
-/// Inference-mode batch normalization along `channelDim`:
+/// Fails (false, with the builder's error set) unless `channelDim` is a
+/// dimension of x and each statistic is per channel: [C], a scalar, or x's
+/// dimensions without the batch (ONNX's old spatial=0 form). The error
+/// names the operand (scale, offset, mean, variance), its shape and C.
+bool checkBatchNormOperands(GraphBuilder &b, Value x, int64_t channelDim,
+                            Value scale, Value offset, Value mean,
+                            Value variance);
+
+/// Inference-mode batch normalization along `channelDim` (operands checked
+/// with checkBatchNormOperands):
 /// (x - mean) * rsqrt(variance + epsilon) * scale + offset, computed as
 /// x * a + c with a = scale * rsqrt(variance + epsilon) and
 /// c = offset - mean * a, so a and c fold to constants when the statistics

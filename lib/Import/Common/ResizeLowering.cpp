@@ -189,7 +189,7 @@ bool checkResizeTables(GraphBuilder &b, int64_t outSize) {
   // Up to four taps, each an index and a weight per output position.
   constexpr int64_t kTableBytesPerPosition = 4 * (8 + 8);
   return b.hostTableFits(
-      fmt::format("resize tables for {} output positions", outSize), outSize,
+      fmt::format("a resized axis of {} output positions", outSize), outSize,
       kTableBytesPerPosition);
 }
 

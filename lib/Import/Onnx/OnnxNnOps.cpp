@@ -541,6 +541,11 @@ void lowerBatchNormalization(OnnxNodeContext &ctx) {
     return;
   Value mean = ctx.input(3), var = ctx.input(4);
   int64_t channel = x->shape().rank() >= 2 ? 1 : 0;
+  // Up front: training mode reduces along `channel` and blends the running
+  // statistics before batchNormInference would check them.
+  if (!checkBatchNormOperands(b, x, channel, ctx.input(1), ctx.input(2), mean,
+                              var))
+    return;
   double epsilon = ctx.attrFloat("epsilon", 1e-5);
   if (ctx.attrInt("training_mode", 0) == 0) {
     ctx.setOutput(0, batchNormInference(b, x, ctx.input(1), ctx.input(2),
