@@ -301,11 +301,10 @@ class Runner:
                                     stdin=subprocess.DEVNULL, capture_output=True,
                                     timeout=self.timeout, preexec_fn=self.limit)
             returncode = result.returncode
-            output = (result.stdout[-20000:] + result.stderr[-20000:]).decode(errors='replace')
+            output = (result.stdout + result.stderr).decode(errors='replace')
         except subprocess.TimeoutExpired as expired:
             timed_out = True
-            output = ((expired.stdout or b'')[-20000:] +
-                      (expired.stderr or b'')[-20000:]).decode(errors='replace')
+            output = ((expired.stdout or b'') + (expired.stderr or b'')).decode(errors='replace')
         seconds = time.monotonic() - start
         outcome = classify(returncode, output, timed_out)
         leftovers = partial_outputs(directory, case.args, outcome)
@@ -322,7 +321,8 @@ class Runner:
         kept = os.path.join(self.findings, f'{case.format}-{case.index:06d}-{slug}')
         shutil.move(directory, kept)
         with open(os.path.join(kept, 'output.txt'), 'w') as f:
-            f.write(output)
+            f.write(output if len(output) < 40000 else
+                    output[:20000] + '\n[...]\n' + output[-20000:])
         command = ' '.join(shlex.quote(a) for a in [self.kiln] + case.args)
         with open(os.path.join(kept, 'repro.sh'), 'w') as f:
             f.write(f'#!/bin/sh\n# case {case.index}: {case.format} seed {case.seed_name}, '

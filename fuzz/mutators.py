@@ -333,7 +333,7 @@ def _mutate_field(rng, siblings, field):
         else:
             field.value = field.value + rng.choice([-1, 1])
         return 'varint'
-    if field.wire_type == LENGTH and rng.random() < 0.4:
+    if field.wire_type == LENGTH and rng.random() < 0.1:  # desyncs the rest: rarely
         payload = serialize(field.value) if isinstance(field.value, list) else field.value
         field.length_override = max(0, rng.choice(
             [len(payload) + d for d in (-16, -1, 1, 16)] + [0, 2**31, 2**32 - 1]))
@@ -355,7 +355,7 @@ def _mutate_field(rng, siblings, field):
 def mutate_protobuf(rng, data, other=None):
     """A mutation of a decoded wire field (lengths kept consistent unless the
     length itself is the mutation), else a byte-level one."""
-    if rng.random() < 0.7:
+    if rng.random() < 0.85:
         try:
             fields = parse_message(data)
         except ValueError:
