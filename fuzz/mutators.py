@@ -7,7 +7,6 @@ seed alone. Byte-level strategies work on any input; the format-aware ones
 checks that random bytes rarely get past.
 """
 import json
-import math
 import re
 import struct
 
