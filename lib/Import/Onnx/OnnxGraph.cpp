@@ -57,6 +57,23 @@ bool OnnxGraph::countInlinedSubgraph() {
   return ++root->inlinedSubgraphs_ <= ResourceLimits::kMaxUnrolledIterations;
 }
 
+// A lowering that produced outputs 0..k-1 and nothing after them met a node
+// listing more outputs than the op has (a malformed model); any other gap is a
+// bug in the lowering.
+static std::string missingOutputMessage(const OnnxContext &context,
+                                        const onnxpb::NodeProto &node,
+                                        int64_t missing) {
+  int64_t lastSet = context.lastSetOutput();
+  if (lastSet >= 0 && lastSet < missing)
+    return fmt::format("the node lists {} outputs, but {} produces only {} "
+                       "(output {} '{}' has no value)",
+                       node.output_size(), node.op_type(), lastSet + 1,
+                       missing, node.output(int(missing)));
+  return fmt::format("internal error: the lowering did not produce output {} "
+                     "('{}')",
+                     missing, node.output(int(missing)));
+}
+
 Error OnnxGraph::lowerNodes(
     const google::protobuf::RepeatedPtrField<onnxpb::NodeProto> &nodes,
     int64_t opset) {
@@ -68,9 +85,7 @@ Error OnnxGraph::lowerNodes(
     builder_.setSourceNode(std::move(outer));
     int64_t missing = builder_.ok() ? context.firstMissingOutput() : -1;
     if (missing >= 0)
-      builder_.fail(fmt::format("internal error: the lowering did not produce "
-                                "output {} ('{}')",
-                                missing, node.output(int(missing))));
+      builder_.fail(missingOutputMessage(context, node, missing));
     if (Error error = builder_.takeError())
       return makeError("node '{}' ({}): {}", context.name(), node.op_type(),
                        error.message());
@@ -251,6 +266,13 @@ void OnnxGraph::nameAfterOutput(Value value, const std::string &output) {
   if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])))
     name = "node_" + name;
   value->setName(module->uniqueName(name));
+}
+
+int64_t OnnxContext::lastSetOutput() const {
+  for (size_t i = outputSet_.size(); i > 0; --i)
+    if (outputSet_[i - 1])
+      return int64_t(i - 1);
+  return -1;
 }
 
 int64_t OnnxContext::firstMissingOutput() const {

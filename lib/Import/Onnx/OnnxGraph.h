@@ -102,6 +102,8 @@ public:
 
   /// Index of the first wanted output the lowering did not set, or -1.
   int64_t firstMissingOutput() const;
+  /// The index of the last output the lowering set, or -1.
+  int64_t lastSetOutput() const;
 
 private:
   /// The attribute named `key` if present; records a type error (and

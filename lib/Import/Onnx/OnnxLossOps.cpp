@@ -84,6 +84,8 @@ bool checkOperands(OnnxNodeContext &ctx, Value input, Value target,
 Value negativeLogLikelihood(OnnxNodeContext &ctx, Value logProb, Value target,
                             Value weight) {
   GraphBuilder &b = ctx.builder();
+  if (!logProb || !target || (ctx.hasInput(2) && !weight))
+    return nullptr; // an operand failed; its error is recorded
   std::optional<Reduction> reduction = readReduction(ctx);
   if (!reduction || !checkOperands(ctx, logProb, target, weight))
     return nullptr;
@@ -153,8 +155,12 @@ void lowerSoftmaxCrossEntropyLoss(OnnxNodeContext &ctx) {
   if (!ctx.requireInputs(2))
     return;
   Value scores = ctx.input(0);
-  if (scores->shape().rank() < 2)
-    return void(ctx.fail(fmt::format("input 0 (scores) must have rank >= 2 "
+  if (!scores)
+    return;
+  // Checked before the softmax, which has no meaning for integers.
+  if (scores->shape().rank() < 2 || !ir::isFloat(scores->shape().dtype()))
+    return void(ctx.fail(fmt::format("input 0 (scores) must be a "
+                                     "floating-point tensor of rank >= 2 "
                                      "(N, C, d1..dk) but is {}",
                                      scores->shape().toString())));
   Value logProb = logSoftmax(ctx.builder(), scores, 1);

@@ -2,6 +2,7 @@
 #include "TensorFlow/TfPlan.h"
 #include "TensorFlow/TfTensor.h"
 
+#include "kiln/IR/Verifier.h"
 #include "kiln/Import/FrozenInputs.h"
 
 #include <fmt/format.h>
@@ -197,7 +198,12 @@ Expected<ir::Shape> Planner::feedShape(const DeclaredFeed &declared,
     return makeError("{}: error: input '{}' has shape {} with unknown "
                      "dimensions; fix them with --shape {}=D0,D1,...",
                      plan_.model.path, name, describeDims(dims), name);
-  return ir::Shape(declared.dtype, *dims);
+  ir::Shape shape(declared.dtype, *dims);
+  // Here, not in the verifier after import: a config or --shape may declare
+  // any dimensions, and the error must name the input, not an instruction.
+  if (Error error = ir::verifyShape(shape, fmt::format("input '{}'", name)))
+    return makeError("{}: error: {}", plan_.configName, error.message());
+  return shape;
 }
 
 Error Planner::resolveFeed(const tensorflow::tf2xla::Feed &feed) {
@@ -264,9 +270,12 @@ Error Planner::resolveVariable(const tensorflow::tf2xla::Variable &variable) {
   if (plan_.state->byNode.count(*node))
     return makeError("{}: error: node '{}' is listed as a variable twice",
                      plan_.configName, nodeName);
+  ir::Shape shape(*dtype, *dims);
+  if (Error error = ir::verifyShape(shape, fmt::format("variable '{}'", name)))
+    return makeError("{}: error: {}", plan_.configName, error.message());
   plan_.state->byNode[*node] = plan_.state->variables.size();
   plan_.state->variables.push_back(
-      {name, *node, ir::Shape(*dtype, *dims), variable.readonly(), nullptr});
+      {name, *node, std::move(shape), variable.readonly(), nullptr});
   return Error::success();
 }
 
