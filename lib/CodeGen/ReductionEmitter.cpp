@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "ComputeHelpers.h"
 #include "Emitters.h"
+#include "Parallel.h"
 
 #include <algorithm>
 
@@ -119,33 +120,102 @@ Error emitRowReduce(EmitterContext &ctx, const Instruction &instruction,
   });
 }
 
+/// The row path over the output rows `rows` only (a split task): each
+/// output row is filled with init and then folds its operand rows in
+/// row-major order of the reduced dimensions, which is the order the
+/// whole-operand walk of emitRowReduce folds them in, with the same vector
+/// runs; so every element gets the same result.
+Error emitRowReduceRows(EmitterContext &ctx, const Instruction &instruction,
+                        ArrayRef<int64_t> reduced, Value *init,
+                        const UnitRange &rows) {
+  const ir::Shape &inShape = instruction.operand(0)->shape();
+  DType dtype = inShape.dtype();
+  const Instruction &operand = *instruction.operand(0);
+  BufferRef out = ctx.outputBuffer(instruction);
+  auto &b = ctx.builder();
+  int64_t n = inShape.dims().back();
+  std::vector<int64_t> outOuter(out.dims.begin(), out.dims.end() - 1);
+  std::vector<int64_t> reducedSizes;
+  for (int64_t d : reduced)
+    reducedSizes.push_back(inShape.dim(size_t(d)));
+  return ctx.emitLoop(rows.begin, rows.end, 1, [&](Value *row) -> Error {
+    std::vector<Value *> kept = ctx.delinearize(row, outOuter);
+    kept.push_back(ctx.i64(0));
+    Value *outBase = b.CreateNUWMul(row, ctx.i64(n));
+    if (Error e = emitVectorRow(
+            ctx, dtype, n, [&](Value *j, unsigned lanes) {
+              ctx.storeElement(
+                  out, b.CreateAdd(outBase, j),
+                  lanes > 1 ? b.CreateVectorSplat(lanes, init) : init);
+              return Error::success();
+            }))
+      return e;
+    return ctx.emitLoopNest(reducedSizes, [&](ArrayRef<Value *> red) -> Error {
+      std::vector<Value *> inIndex =
+          mergeIndices(kept, red, reduced, inShape.rank());
+      Value *inBase = ctx.linearIndex(inIndex, inShape.dims());
+      return emitVectorRow(
+          ctx, dtype, n, [&](Value *j, unsigned lanes) -> Error {
+            Value *at = b.CreateAdd(outBase, j);
+            inIndex.back() = j;
+            ctx.clearGenerated();
+            Expected<Value *> x = ctx.elementOf(
+                operand, ElementIndex{inIndex, b.CreateAdd(inBase, j), lanes});
+            if (!x)
+              return x.takeError();
+            Expected<Value *> next = combine(
+                ctx, instruction, ctx.loadElement(out, at, lanes), *x);
+            if (!next)
+              return next.takeError();
+            ctx.storeElement(out, at, *next);
+            return Error::success();
+          });
+    }, "r");
+  }, "u");
+}
+
 } // namespace
 
 Error emitReduce(EmitterContext &ctx, const Instruction &instruction) {
   const ir::Shape &in = instruction.operand(0)->shape();
+  const ir::Shape &out = instruction.shape();
   std::vector<int64_t> reduced = instruction.attrs().dimensions;
   std::sort(reduced.begin(), reduced.end());
+  // Split over kept dimensions only: each result element is folded by one
+  // task, in the order the whole kernel folds it.
   if (rowReduceApplies(ctx, instruction, reduced)) {
-    Expected<Value *> init = ctx.operandElement(instruction, 1, {});
-    if (!init)
-      return init.takeError();
-    return emitRowReduce(ctx, instruction, reduced, *init);
+    int64_t rows = out.numElements() / out.dims().back();
+    return emitSplitOrWhole(
+        ctx, instruction, rows, 0, [&](const UnitRange *units) -> Error {
+          Expected<Value *> init = ctx.operandElement(instruction, 1, {});
+          if (!init)
+            return init.takeError();
+          if (units)
+            return emitRowReduceRows(ctx, instruction, reduced, *init, *units);
+          return emitRowReduce(ctx, instruction, reduced, *init);
+        });
   }
   std::vector<int64_t> reducedSizes;
   for (int64_t d : reduced)
     reducedSizes.push_back(in.dim(size_t(d)));
-  Expected<Value *> init = ctx.operandElement(instruction, 1, {});
-  if (!init)
-    return init.takeError();
-  return emitAccumulation(
-      ctx, instruction, *init, reducedSizes, "r",
-      [&](ArrayRef<Value *> outIndex, ArrayRef<Value *> redIndex,
-          Value *acc) -> Expected<Value *> {
-        auto full = mergeIndices(outIndex, redIndex, reduced, in.rank());
-        Expected<Value *> element = ctx.operandElement(instruction, 0, full);
-        if (!element)
-          return element.takeError();
-        return combine(ctx, instruction, acc, *element);
+  return emitSplitOrWhole(
+      ctx, instruction, EmitterContext::rowUnits(out.dims()),
+      in.numElements(), [&](const UnitRange *units) -> Error {
+        Expected<Value *> init = ctx.operandElement(instruction, 1, {});
+        if (!init)
+          return init.takeError();
+        return emitAccumulation(
+            ctx, instruction, *init, reducedSizes, "r",
+            [&](ArrayRef<Value *> outIndex, ArrayRef<Value *> redIndex,
+                Value *acc) -> Expected<Value *> {
+              auto full = mergeIndices(outIndex, redIndex, reduced, in.rank());
+              Expected<Value *> element =
+                  ctx.operandElement(instruction, 0, full);
+              if (!element)
+                return element.takeError();
+              return combine(ctx, instruction, acc, *element);
+            },
+            units);
       });
 }
 
@@ -198,27 +268,36 @@ Error emitReduceWindow(EmitterContext &ctx, const Instruction &instruction) {
   std::vector<int64_t> windowSizes;
   for (const ir::WindowDim &w : window)
     windowSizes.push_back(w.size);
-  Expected<Value *> init = ctx.operandElement(instruction, 1, {});
-  if (!init)
-    return init.takeError();
   // An empty operand has nothing to read: every tap is padding.
   bool empty = in.numElements() == 0;
-  return emitAccumulation(
-      ctx, instruction, *init, windowSizes, "w",
-      [&](ArrayRef<Value *> outIndex, ArrayRef<Value *> winIndex,
-          Value *acc) -> Expected<Value *> {
-        Value *x = *init;
-        if (!empty) {
-          WindowTap tap = windowTap(ctx, instruction, outIndex, winIndex);
-          Expected<Value *> element =
-              ctx.operandElement(instruction, 0, tap.index);
-          if (!element)
-            return element.takeError();
-          // Padding and dilation holes hold the init value (XLA's rule).
-          x = ctx.builder().CreateSelect(tap.valid, *element, *init);
-        }
-        return combine(ctx, instruction, acc, x);
-      });
+  auto emit = [&](const UnitRange *units) -> Error {
+    Expected<Value *> init = ctx.operandElement(instruction, 1, {});
+    if (!init)
+      return init.takeError();
+    return emitAccumulation(
+        ctx, instruction, *init, windowSizes, "w",
+        [&](ArrayRef<Value *> outIndex, ArrayRef<Value *> winIndex,
+            Value *acc) -> Expected<Value *> {
+          Value *x = *init;
+          if (!empty) {
+            WindowTap tap = windowTap(ctx, instruction, outIndex, winIndex);
+            Expected<Value *> element =
+                ctx.operandElement(instruction, 0, tap.index);
+            if (!element)
+              return element.takeError();
+            // Padding and dilation holes hold the init value (XLA's rule).
+            x = ctx.builder().CreateSelect(tap.valid, *element, *init);
+          }
+          return combine(ctx, instruction, acc, x);
+        },
+        units);
+  };
+  int64_t taps = instruction.shape().numElements();
+  for (int64_t size : windowSizes)
+    taps *= size;
+  return emitSplitOrWhole(
+      ctx, instruction, EmitterContext::rowUnits(instruction.shape().dims()),
+      taps, emit);
 }
 
 namespace {
