@@ -12,8 +12,9 @@ const size_t kiln_e2e_arg_sizes[] = {PL_ARG0_SIZE, PL_ARG1_SIZE, PL_ARG2_SIZE,
 const size_t kiln_e2e_arg_elem[] = {4, 4, 4, 4, 4, 0};
 const size_t kiln_e2e_result_sizes[] = {PL_RESULT0_SIZE, PL_RESULT1_SIZE,
                                         PL_RESULT2_SIZE, PL_RESULT3_SIZE,
-                                        PL_RESULT4_SIZE, PL_RESULT5_SIZE, 0};
-const size_t kiln_e2e_result_elem[] = {4, 4, 4, 4, 4, 4, 0};
+                                        PL_RESULT4_SIZE, PL_RESULT5_SIZE,
+                                        PL_RESULT6_SIZE, 0};
+const size_t kiln_e2e_result_elem[] = {4, 4, 4, 4, 4, 4, 4, 0};
 const size_t kiln_e2e_arena_size = PL_ARENA_SIZE;
 const size_t kiln_e2e_arena_align = PL_ARENA_ALIGN;
 
