@@ -258,6 +258,98 @@ WindowTap windowTap(EmitterContext &ctx, const Instruction &instruction,
   return tap;
 }
 
+/// Whether the window leaves the innermost dimension alone (size 1,
+/// stride 1, no padding or dilation: a pool over NHWC's H and W), so each
+/// output row is its operand rows' taps folded lane by lane, and the
+/// operand gives rows as vectors. f16/bf16 and pred stay scalar.
+bool channelWindowApplies(EmitterContext &ctx, const Instruction &instruction) {
+  const ir::Shape &in = instruction.operand(0)->shape();
+  DType dtype = in.dtype();
+  if (dtype == DType::F16 || dtype == DType::BF16 || dtype == DType::Pred)
+    return false;
+  if (in.rank() < 2 || in.numElements() == 0)
+    return false;
+  const ir::WindowDim &last = instruction.attrs().window.back();
+  if (!(last == ir::WindowDim{}))
+    return false;
+  const ir::Shape &out = instruction.shape();
+  BufferRef layout{nullptr, out.dtype(), out.dims(), 1};
+  return ctx.rowLanes(layout) > 1 &&
+         rowVectorizable(ctx, *instruction.operand(0));
+}
+
+/// reduce-window in row runs along the untouched innermost dimension: per
+/// output row, vectors of `lanes` elements (then narrower ones) start at
+/// init and fold the window's taps in row-major order, as the scalar path
+/// folds each element (a tap in padding adds init), so the results are the
+/// same. `units`: only those output rows.
+Error emitChannelReduceWindow(EmitterContext &ctx,
+                              const Instruction &instruction,
+                              ArrayRef<int64_t> windowSizes,
+                              const UnitRange *units) {
+  const Instruction &operand = *instruction.operand(0);
+  BufferRef out = ctx.outputBuffer(instruction);
+  auto &b = ctx.builder();
+  Expected<Value *> init = ctx.operandElement(instruction, 1, {});
+  if (!init)
+    return init.takeError();
+  unsigned lanes = ctx.rowLanes(out);
+  int64_t row = out.dims.back();
+  int64_t vectorEnd = row - row % int64_t(lanes);
+  std::vector<int64_t> outer(out.dims.begin(), out.dims.end() - 1);
+  auto run = [&](ArrayRef<Value *> prefix, Value *j, unsigned width) -> Error {
+    std::vector<Value *> outIndex(prefix.begin(), prefix.end());
+    outIndex.push_back(j);
+    Value *start = ctx.splat(*init, width);
+    llvm::AllocaInst *acc = entryAlloca(ctx, start->getType());
+    b.CreateStore(start, acc);
+    Error taps = ctx.emitLoopNest(
+        windowSizes,
+        [&](ArrayRef<Value *> winIndex) -> Error {
+          WindowTap tap = windowTap(ctx, instruction, outIndex, winIndex);
+          ctx.clearGenerated();
+          Expected<Value *> element =
+              ctx.elementOf(operand, ElementIndex{tap.index, nullptr, width});
+          if (!element)
+            return element.takeError();
+          Value *x = b.CreateSelect(tap.valid, *element, start);
+          Expected<Value *> next = combine(
+              ctx, instruction, b.CreateLoad(start->getType(), acc), x);
+          if (!next)
+            return next.takeError();
+          b.CreateStore(*next, acc);
+          return Error::success();
+        },
+        "w");
+    if (taps)
+      return taps;
+    ctx.storeElement(out, ctx.linearIndex(outIndex, out.dims),
+                     b.CreateLoad(start->getType(), acc));
+    return Error::success();
+  };
+  // Full vectors, then the rest in halving widths (24 channels on 16
+  // lanes: 16 + 8), each element in exactly one run.
+  auto rowBody = [&](ArrayRef<Value *> prefix) -> Error {
+    if (Error e = ctx.emitLoop(
+            0, vectorEnd, lanes,
+            [&](Value *j) { return run(prefix, j, lanes); }, "v"))
+      return e;
+    int64_t at = vectorEnd;
+    for (unsigned width = lanes / 2; width >= 1; width /= 2)
+      if (row - at >= int64_t(width)) {
+        if (Error e = run(prefix, ctx.i64(at), width))
+          return e;
+        at += width;
+      }
+    return Error::success();
+  };
+  if (!units)
+    return ctx.emitLoopNest(outer, rowBody);
+  return ctx.emitLoop(units->begin, units->end, 1, [&](Value *r) {
+    return rowBody(ctx.delinearize(r, outer));
+  }, "u");
+}
+
 } // namespace
 
 Error emitReduceWindow(EmitterContext &ctx, const Instruction &instruction) {
@@ -295,9 +387,17 @@ Error emitReduceWindow(EmitterContext &ctx, const Instruction &instruction) {
   int64_t taps = instruction.shape().numElements();
   for (int64_t size : windowSizes)
     taps *= size;
-  return emitSplitOrWhole(
-      ctx, instruction, EmitterContext::rowUnits(instruction.shape().dims()),
-      taps, emit);
+  const std::vector<int64_t> &outDims = instruction.shape().dims();
+  if (channelWindowApplies(ctx, instruction)) {
+    int64_t rows = instruction.shape().numElements() / outDims.back();
+    return emitSplitOrWhole(
+        ctx, instruction, rows, taps / outDims.back(),
+        [&](const UnitRange *units) {
+          return emitChannelReduceWindow(ctx, instruction, windowSizes, units);
+        });
+  }
+  return emitSplitOrWhole(ctx, instruction, EmitterContext::rowUnits(outDims),
+                          taps, emit);
 }
 
 namespace {
