@@ -24,24 +24,24 @@ Error emitAccumulation(EmitterContext &ctx, const ir::Instruction &instruction,
   llvm::AllocaInst *acc = entryAlloca(ctx, initial->getType());
   auto &b = ctx.builder();
   auto element = [&](llvm::ArrayRef<llvm::Value *> outIndex) -> Error {
-        b.CreateStore(initial, acc);
-        Error inner = ctx.emitLoopNest(
-            innerDims,
-            [&](llvm::ArrayRef<llvm::Value *> innerIndex) -> Error {
-              Expected<llvm::Value *> next =
-                  step(outIndex, innerIndex,
-                       b.CreateLoad(acc->getAllocatedType(), acc));
-              if (!next)
-                return next.takeError();
-              b.CreateStore(*next, acc);
-              return Error::success();
-            },
-            innerName);
-        if (inner)
-          return inner;
-        ctx.storeElement(out, linearOrZero(ctx, outIndex, outDims),
-                         b.CreateLoad(acc->getAllocatedType(), acc));
-        return Error::success();
+    b.CreateStore(initial, acc);
+    Error inner = ctx.emitLoopNest(
+        innerDims,
+        [&](llvm::ArrayRef<llvm::Value *> innerIndex) -> Error {
+          Expected<llvm::Value *> next =
+              step(outIndex, innerIndex,
+                   b.CreateLoad(acc->getAllocatedType(), acc));
+          if (!next)
+            return next.takeError();
+          b.CreateStore(*next, acc);
+          return Error::success();
+        },
+        innerName);
+    if (inner)
+      return inner;
+    ctx.storeElement(out, linearOrZero(ctx, outIndex, outDims),
+                     b.CreateLoad(acc->getAllocatedType(), acc));
+    return Error::success();
   };
   if (units)
     return ctx.emitRowsLoop(outDims, *units, element);

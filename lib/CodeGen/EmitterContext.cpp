@@ -89,8 +89,8 @@ void EmitterContext::beginFunction(llvm::Function &function,
 }
 
 EmitterContext::FunctionState EmitterContext::saveFunction() const {
-  return {args_, results_, arena_, pool_, prologue_, argPointers_,
-          resultPointers_};
+  return {args_,     results_,     arena_,         pool_,
+          prologue_, argPointers_, resultPointers_};
 }
 
 void EmitterContext::restoreFunction(FunctionState state) {

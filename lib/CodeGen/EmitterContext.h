@@ -223,12 +223,14 @@ public:
 
   /// Fills `output` (an array of `dims`) with generator(index) for every
   /// element; vectorized with a scalar tail when `vectorizable`. With
-  /// `units`, only the elements of those units (outputLoopUnits), each with
+  /// `units`, only the elements of those units (linearUnits when
+  /// vectorizable, else rowUnits), each with
   /// the instructions the whole loop would use for it.
-  Error emitElementLoop(const BufferRef &output, bool vectorizable,
-                        llvm::function_ref<Expected<llvm::Value *>(
-                            const ElementIndex &)> generator,
-                        const UnitRange *units = nullptr);
+  Error emitElementLoop(
+      const BufferRef &output, bool vectorizable,
+      llvm::function_ref<Expected<llvm::Value *>(const ElementIndex &)>
+          generator,
+      const UnitRange *units = nullptr);
   /// Like emitElementLoop, vectorized along the innermost dimension only:
   /// a loop nest over the outer dimensions, then row runs of vector width
   /// with a scalar tail. For generators that need the multi-dimensional
@@ -236,10 +238,11 @@ public:
   /// `lanes`: the vector width of the runs (rows narrower than the
   /// target's vectors use narrower vectors; see rowLanes).
   /// With `units`, only those rows.
-  Error emitRowLoop(const BufferRef &output, unsigned lanes,
-                    llvm::function_ref<Expected<llvm::Value *>(
-                        const ElementIndex &)> generator,
-                    const UnitRange *units = nullptr);
+  Error
+  emitRowLoop(const BufferRef &output, unsigned lanes,
+              llvm::function_ref<Expected<llvm::Value *>(const ElementIndex &)>
+                  generator,
+              const UnitRange *units = nullptr);
   /// Calls `body` with the index of every element of the units `units`
   /// (rowUnits) of an array of `dims` (rank >= 1): a loop over the rows,
   /// each delinearized into the outer indices, around a loop over the row;

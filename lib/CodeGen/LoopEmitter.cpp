@@ -130,17 +130,23 @@ Error EmitterContext::emitRowsLoop(llvm::ArrayRef<int64_t> dims,
                                    llvm::StringRef name) {
   assert(!dims.empty() && "rows of a scalar");
   if (dims.size() == 1)
-    return emitLoop(units.begin, units.end, 1,
-                    [&](Value *i) { return body({i}); }, name);
+    return emitLoop(
+        units.begin, units.end, 1, [&](Value *i) { return body({i}); }, name);
   llvm::ArrayRef<int64_t> outer = dims.drop_back();
-  return emitLoop(units.begin, units.end, 1, [&](Value *row) -> Error {
-    std::vector<Value *> indices = delinearize(row, outer);
-    indices.push_back(nullptr);
-    return emitLoop(0, dims.back(), 1, [&](Value *j) -> Error {
-      indices.back() = j;
-      return body(indices);
-    }, (name + "c").str());
-  }, (name + "r").str());
+  return emitLoop(
+      units.begin, units.end, 1,
+      [&](Value *row) -> Error {
+        std::vector<Value *> indices = delinearize(row, outer);
+        indices.push_back(nullptr);
+        return emitLoop(
+            0, dims.back(), 1,
+            [&](Value *j) -> Error {
+              indices.back() = j;
+              return body(indices);
+            },
+            (name + "c").str());
+      },
+      (name + "r").str());
 }
 
 /// The element range [begin, end) of the linear-loop units `units`.
@@ -196,8 +202,8 @@ Error EmitterContext::emitElementLoop(
     if (Error e = emitLoop(range.begin, minI64(builder_, range.end, split),
                            lanes, vector, "v"))
       return e;
-    return emitLoop(maxI64(builder_, range.begin, split), range.end, 1,
-                    scalar, "t");
+    return emitLoop(maxI64(builder_, range.begin, split), range.end, 1, scalar,
+                    "t");
   }
   if (Error e = emitLoop(0, vectorEnd, lanes, vector, "v"))
     return e;
@@ -239,9 +245,9 @@ Error EmitterContext::emitRowLoop(
   };
   if (!units)
     return emitLoopNest(outer, rowBody);
-  return emitLoop(units->begin, units->end, 1, [&](Value *r) {
-    return rowBody(delinearize(r, outer));
-  }, "r");
+  return emitLoop(
+      units->begin, units->end, 1,
+      [&](Value *r) { return rowBody(delinearize(r, outer)); }, "r");
 }
 
 // --- Storage conversions ----------------------------------------------------

@@ -170,9 +170,9 @@ Error emitTasks(EmitterContext &ctx, const TaskSplit &split, int64_t units,
   llvm::Type *ptr = b.getPtrTy();
   auto *type = llvm::FunctionType::get(
       b.getVoidTy(), {ptr, ptr, ptr, b.getInt64Ty(), b.getInt64Ty()}, false);
-  auto *kernel = llvm::Function::Create(
-      type, llvm::GlobalValue::InternalLinkage, caller->getName() + ".tasks",
-      ctx.module());
+  auto *kernel =
+      llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage,
+                             caller->getName() + ".tasks", ctx.module());
   for (unsigned i = 0; i < 3; ++i)
     kernel->getArg(i)->setName(caller->getArg(i)->getName());
   kernel->getArg(3)->setName("first.task");
@@ -194,8 +194,8 @@ Error emitTasks(EmitterContext &ctx, const TaskSplit &split, int64_t units,
     b.SetInsertPoint(start);
     ctx.beginFunction(*kernel, *prologue);
     ctx.setParallelPool(nullptr); // a task splits no further
-    error = body(taskUnits(ctx, split, units, kernel->getArg(3),
-                           kernel->getArg(4)));
+    error = body(
+        taskUnits(ctx, split, units, kernel->getArg(3), kernel->getArg(4)));
     b.CreateRetVoid();
     llvm::BranchInst::Create(start, prologue);
   }

@@ -71,9 +71,9 @@ Error emitTasks(EmitterContext &ctx, const TaskSplit &split, int64_t units,
 
 /// `body(nullptr)` (the whole loop) where splitOutputLoop does not split
 /// `units`, else `body(&units of the task)` through emitTasks.
-Error emitSplitOrWhole(
-    EmitterContext &ctx, const ir::Instruction &instruction, int64_t units,
-    int64_t scalarSteps, llvm::function_ref<Error(const UnitRange *units)> body);
+Error emitSplitOrWhole(EmitterContext &ctx, const ir::Instruction &instruction,
+                       int64_t units, int64_t scalarSteps,
+                       llvm::function_ref<Error(const UnitRange *units)> body);
 
 /// Creates the external `int serialName(args, results, arena)` that calls
 /// `body` (the 4-argument parallel entry) with a null pool.

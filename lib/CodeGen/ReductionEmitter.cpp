@@ -138,40 +138,47 @@ Error emitRowReduceRows(EmitterContext &ctx, const Instruction &instruction,
   std::vector<int64_t> reducedSizes;
   for (int64_t d : reduced)
     reducedSizes.push_back(inShape.dim(size_t(d)));
-  return ctx.emitLoop(rows.begin, rows.end, 1, [&](Value *row) -> Error {
-    std::vector<Value *> kept = ctx.delinearize(row, outOuter);
-    kept.push_back(ctx.i64(0));
-    Value *outBase = b.CreateNUWMul(row, ctx.i64(n));
-    if (Error e = emitVectorRow(
-            ctx, dtype, n, [&](Value *j, unsigned lanes) {
-              ctx.storeElement(
-                  out, b.CreateAdd(outBase, j),
-                  lanes > 1 ? b.CreateVectorSplat(lanes, init) : init);
-              return Error::success();
-            }))
-      return e;
-    return ctx.emitLoopNest(reducedSizes, [&](ArrayRef<Value *> red) -> Error {
-      std::vector<Value *> inIndex =
-          mergeIndices(kept, red, reduced, inShape.rank());
-      Value *inBase = ctx.linearIndex(inIndex, inShape.dims());
-      return emitVectorRow(
-          ctx, dtype, n, [&](Value *j, unsigned lanes) -> Error {
-            Value *at = b.CreateAdd(outBase, j);
-            inIndex.back() = j;
-            ctx.clearGenerated();
-            Expected<Value *> x = ctx.elementOf(
-                operand, ElementIndex{inIndex, b.CreateAdd(inBase, j), lanes});
-            if (!x)
-              return x.takeError();
-            Expected<Value *> next = combine(
-                ctx, instruction, ctx.loadElement(out, at, lanes), *x);
-            if (!next)
-              return next.takeError();
-            ctx.storeElement(out, at, *next);
-            return Error::success();
-          });
-    }, "r");
-  }, "u");
+  return ctx.emitLoop(
+      rows.begin, rows.end, 1,
+      [&](Value *row) -> Error {
+        std::vector<Value *> kept = ctx.delinearize(row, outOuter);
+        kept.push_back(ctx.i64(0));
+        Value *outBase = b.CreateNUWMul(row, ctx.i64(n));
+        if (Error e =
+                emitVectorRow(ctx, dtype, n, [&](Value *j, unsigned lanes) {
+                  ctx.storeElement(out, b.CreateAdd(outBase, j),
+                                   lanes > 1 ? b.CreateVectorSplat(lanes, init)
+                                             : init);
+                  return Error::success();
+                }))
+          return e;
+        return ctx.emitLoopNest(
+            reducedSizes,
+            [&](ArrayRef<Value *> red) -> Error {
+              std::vector<Value *> inIndex =
+                  mergeIndices(kept, red, reduced, inShape.rank());
+              Value *inBase = ctx.linearIndex(inIndex, inShape.dims());
+              return emitVectorRow(
+                  ctx, dtype, n, [&](Value *j, unsigned lanes) -> Error {
+                    Value *at = b.CreateAdd(outBase, j);
+                    inIndex.back() = j;
+                    ctx.clearGenerated();
+                    Expected<Value *> x = ctx.elementOf(
+                        operand,
+                        ElementIndex{inIndex, b.CreateAdd(inBase, j), lanes});
+                    if (!x)
+                      return x.takeError();
+                    Expected<Value *> next = combine(
+                        ctx, instruction, ctx.loadElement(out, at, lanes), *x);
+                    if (!next)
+                      return next.takeError();
+                    ctx.storeElement(out, at, *next);
+                    return Error::success();
+                  });
+            },
+            "r");
+      },
+      "u");
 }
 
 } // namespace
@@ -199,8 +206,8 @@ Error emitReduce(EmitterContext &ctx, const Instruction &instruction) {
   for (int64_t d : reduced)
     reducedSizes.push_back(in.dim(size_t(d)));
   return emitSplitOrWhole(
-      ctx, instruction, EmitterContext::rowUnits(out.dims()),
-      in.numElements(), [&](const UnitRange *units) -> Error {
+      ctx, instruction, EmitterContext::rowUnits(out.dims()), in.numElements(),
+      [&](const UnitRange *units) -> Error {
         Expected<Value *> init = ctx.operandElement(instruction, 1, {});
         if (!init)
           return init.takeError();
@@ -313,8 +320,8 @@ Error emitChannelReduceWindow(EmitterContext &ctx,
           if (!element)
             return element.takeError();
           Value *x = b.CreateSelect(tap.valid, *element, start);
-          Expected<Value *> next = combine(
-              ctx, instruction, b.CreateLoad(start->getType(), acc), x);
+          Expected<Value *> next =
+              combine(ctx, instruction, b.CreateLoad(start->getType(), acc), x);
           if (!next)
             return next.takeError();
           b.CreateStore(*next, acc);
@@ -345,9 +352,9 @@ Error emitChannelReduceWindow(EmitterContext &ctx,
   };
   if (!units)
     return ctx.emitLoopNest(outer, rowBody);
-  return ctx.emitLoop(units->begin, units->end, 1, [&](Value *r) {
-    return rowBody(ctx.delinearize(r, outer));
-  }, "u");
+  return ctx.emitLoop(
+      units->begin, units->end, 1,
+      [&](Value *r) { return rowBody(ctx.delinearize(r, outer)); }, "u");
 }
 
 } // namespace
@@ -390,11 +397,11 @@ Error emitReduceWindow(EmitterContext &ctx, const Instruction &instruction) {
   const std::vector<int64_t> &outDims = instruction.shape().dims();
   if (channelWindowApplies(ctx, instruction)) {
     int64_t rows = instruction.shape().numElements() / outDims.back();
-    return emitSplitOrWhole(
-        ctx, instruction, rows, taps / outDims.back(),
-        [&](const UnitRange *units) {
-          return emitChannelReduceWindow(ctx, instruction, windowSizes, units);
-        });
+    return emitSplitOrWhole(ctx, instruction, rows, taps / outDims.back(),
+                            [&](const UnitRange *units) {
+                              return emitChannelReduceWindow(
+                                  ctx, instruction, windowSizes, units);
+                            });
   }
   return emitSplitOrWhole(ctx, instruction, EmitterContext::rowUnits(outDims),
                           taps, emit);

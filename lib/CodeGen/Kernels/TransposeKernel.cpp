@@ -10,9 +10,9 @@
 // Edge strips that do not fill a tile are copied element by element.
 //
 //===----------------------------------------------------------------------===//
+#include "../Parallel.h"
 #include "KernelSupport.h"
 #include "Kernels.h"
-#include "../Parallel.h"
 
 #include <fmt/format.h>
 
@@ -113,14 +113,13 @@ public:
           in_ = offsetPointer(ctx_, dtype_, in, offset);
           Value *r0 = b_.CreateNUWMul(strip, ctx_.i64(lanes_));
           Value *full = b_.CreateICmpULT(strip, ctx_.i64(fullStrips));
-          Value *rowEnd =
-              b_.CreateSelect(full, b_.CreateNUWAdd(r0, ctx_.i64(lanes_)),
-                              ctx_.i64(t_.rows));
+          Value *rowEnd = b_.CreateSelect(
+              full, b_.CreateNUWAdd(r0, ctx_.i64(lanes_)), ctx_.i64(t_.rows));
           Value *colBegin = ctx_.i64(0);
           if (fullStrips > 0 && fullCols > 0) {
-            if (Error e = emitIf(ctx_, full,
-                                 [&] { return emitTileRow(r0, fullCols); },
-                                 "tr.full"))
+            if (Error e = emitIf(
+                    ctx_, full, [&] { return emitTileRow(r0, fullCols); },
+                    "tr.full"))
               return e;
             colBegin = b_.CreateSelect(full, ctx_.i64(fullCols), colBegin);
           }
@@ -140,8 +139,8 @@ private:
           for (int64_t i = 0; i < lanes_; ++i)
             rows.push_back(loadLanes(
                 ctx_, dtype_,
-                at(in_, b_.CreateNUWAdd(r0, ctx_.i64(i)), c0, t_.cols),
-                lanes_, lanes_, align));
+                at(in_, b_.CreateNUWAdd(r0, ctx_.i64(i)), c0, t_.cols), lanes_,
+                lanes_, align));
           transposeInRegisters(b_, rows);
           for (int64_t j = 0; j < lanes_; ++j)
             storeLanes(ctx_, dtype_,
@@ -223,9 +222,8 @@ Expected<bool> emitTransposeKernel(EmitterContext &ctx,
       1, /*taskRange=*/true);
   if (!function)
     return function.takeError();
-  emitKernelCall(ctx, **function, {ctx.outputBuffer(transpose).address,
-                                   input->address},
-                 split);
+  emitKernelCall(ctx, **function,
+                 {ctx.outputBuffer(transpose).address, input->address}, split);
   return true;
 }
 
