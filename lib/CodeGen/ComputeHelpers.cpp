@@ -17,32 +17,35 @@ llvm::AllocaInst *entryAlloca(EmitterContext &ctx, llvm::Type *type,
 
 Error emitAccumulation(EmitterContext &ctx, const ir::Instruction &instruction,
                        llvm::Value *initial, llvm::ArrayRef<int64_t> innerDims,
-                       const char *innerName, AccumulateStep step) {
+                       const char *innerName, AccumulateStep step,
+                       const UnitRange *units) {
   const auto &outDims = instruction.shape().dims();
   BufferRef out = ctx.outputBuffer(instruction);
   llvm::AllocaInst *acc = entryAlloca(ctx, initial->getType());
   auto &b = ctx.builder();
-  return ctx.emitLoopNest(
-      outDims, [&](llvm::ArrayRef<llvm::Value *> outIndex) -> Error {
-        b.CreateStore(initial, acc);
-        Error inner = ctx.emitLoopNest(
-            innerDims,
-            [&](llvm::ArrayRef<llvm::Value *> innerIndex) -> Error {
-              Expected<llvm::Value *> next =
-                  step(outIndex, innerIndex,
-                       b.CreateLoad(acc->getAllocatedType(), acc));
-              if (!next)
-                return next.takeError();
-              b.CreateStore(*next, acc);
-              return Error::success();
-            },
-            innerName);
-        if (inner)
-          return inner;
-        ctx.storeElement(out, linearOrZero(ctx, outIndex, outDims),
-                         b.CreateLoad(acc->getAllocatedType(), acc));
-        return Error::success();
-      });
+  auto element = [&](llvm::ArrayRef<llvm::Value *> outIndex) -> Error {
+    b.CreateStore(initial, acc);
+    Error inner = ctx.emitLoopNest(
+        innerDims,
+        [&](llvm::ArrayRef<llvm::Value *> innerIndex) -> Error {
+          Expected<llvm::Value *> next =
+              step(outIndex, innerIndex,
+                   b.CreateLoad(acc->getAllocatedType(), acc));
+          if (!next)
+            return next.takeError();
+          b.CreateStore(*next, acc);
+          return Error::success();
+        },
+        innerName);
+    if (inner)
+      return inner;
+    ctx.storeElement(out, linearOrZero(ctx, outIndex, outDims),
+                     b.CreateLoad(acc->getAllocatedType(), acc));
+    return Error::success();
+  };
+  if (units)
+    return ctx.emitRowsLoop(outDims, *units, element);
+  return ctx.emitLoopNest(outDims, element);
 }
 
 Value *indexToI64(EmitterContext &ctx, ir::DType dtype, Value *value) {

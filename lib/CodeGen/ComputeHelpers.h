@@ -30,10 +30,12 @@ using AccumulateStep = llvm::function_ref<Expected<llvm::Value *>(
 /// `initial`, fold `step` over the index space `innerDims` (loops named
 /// `innerName`), and store the accumulator into the result. Reduce,
 /// reduce-window, dot and convolution are all this shape; the accumulator
-/// lives in an entry-block slot so it becomes a register.
+/// lives in an entry-block slot so it becomes a register. With `units`,
+/// only the result elements of those units (EmitterContext::rowUnits).
 Error emitAccumulation(EmitterContext &ctx, const ir::Instruction &instruction,
                        llvm::Value *initial, llvm::ArrayRef<int64_t> innerDims,
-                       const char *innerName, AccumulateStep step);
+                       const char *innerName, AccumulateStep step,
+                       const UnitRange *units = nullptr);
 
 /// A scalar integer compute value of `dtype` as i64 (sign- or zero-extended).
 llvm::Value *indexToI64(EmitterContext &ctx, ir::DType dtype,

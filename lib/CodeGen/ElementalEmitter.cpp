@@ -11,6 +11,7 @@
 //===----------------------------------------------------------------------===//
 #include "Emitters.h"
 #include "Kernels/Kernels.h"
+#include "Parallel.h"
 
 #include <llvm/IR/Constants.h>
 
@@ -354,21 +355,59 @@ bool rowVectorizable(EmitterContext &ctx, const Instruction &inst, bool top) {
   }
 }
 
-/// A loop over `output` producing `inst`'s elements: over the linear index
-/// in vectors when the whole expression allows, else in row runs (narrower
-/// vectors for rows narrower than a register: 8 channels still run on
-/// 8 lanes), else element by element.
-static Error emitGeneratorLoop(EmitterContext &ctx, const Instruction &inst,
-                               const BufferRef &output) {
-  ctx.clearGenerated();
-  auto generator = [&](const ElementIndex &index) {
-    return generateElement(ctx, inst, index);
+/// The loop writing `roots`' elements into `writer`'s outputs (output
+/// `tupleIndices[i]` for root i; -1 for a non-tuple result): over the linear
+/// index in vectors when every expression allows, else in row runs
+/// (narrower vectors for rows narrower than a register: 8 channels still
+/// run on 8 lanes), else element by element. The roots share one shape;
+/// values they share (the producer a multi-output fusion exists for) are
+/// generated once per index through the value cache. A loop large enough
+/// is split into tasks over its units (Parallel.h).
+static Error emitOutputLoop(EmitterContext &ctx, const Instruction &writer,
+                            const std::vector<const Instruction *> &roots,
+                            const std::vector<int64_t> &tupleIndices) {
+  bool linear = true, rows = true;
+  for (const Instruction *root : roots) {
+    linear = linear && isLinear(ctx, *root, true);
+    rows = rows && rowVectorizable(ctx, *root, true);
+  }
+  const ir::Shape &shape = roots[0]->shape();
+  BufferRef layout{nullptr, shape.dtype(), shape.dims(), 1};
+  unsigned lanes = ctx.rowLanes(layout);
+  bool rowRuns = !linear && rows && lanes > 1;
+  // Buffers are looked up where the loop is emitted, which is a kernel of
+  // its own when the loop is split.
+  auto emitLoop = [&](const UnitRange *units) -> Error {
+    std::vector<BufferRef> outputs;
+    for (int64_t tupleIndex : tupleIndices)
+      outputs.push_back(ctx.outputBuffer(writer, tupleIndex));
+    ctx.clearGenerated();
+    // The loop stores the first output; the generator stores the others.
+    // Several roots go through the value cache (one may use another).
+    auto generator = [&](const ElementIndex &index) -> Expected<Value *> {
+      if (roots.size() == 1)
+        return generateElement(ctx, *roots[0], index);
+      for (size_t i = 1; i < roots.size(); ++i) {
+        Expected<Value *> value = ctx.elementOf(*roots[i], index);
+        if (!value)
+          return value;
+        ctx.storeElement(outputs[i], index.linear, *value);
+      }
+      return ctx.elementOf(*roots[0], index);
+    };
+    if (rowRuns)
+      return ctx.emitRowLoop(outputs[0], lanes, generator, units);
+    return ctx.emitElementLoop(outputs[0], linear, generator, units);
   };
-  bool linear = isLinear(ctx, inst, true);
-  unsigned lanes = ctx.rowLanes(output);
-  if (!linear && lanes > 1 && rowVectorizable(ctx, inst, true))
-    return ctx.emitRowLoop(output, lanes, generator);
-  return ctx.emitElementLoop(output, linear, generator);
+  int64_t units = 1;
+  if (linear)
+    units = EmitterContext::linearUnits(shape.numElements());
+  else if (rowRuns)
+    units = shape.numElements() / shape.dims().back();
+  else if (shape.rank() > 0)
+    units = EmitterContext::rowUnits(shape.dims());
+  int64_t scalarSteps = linear || rowRuns ? 0 : shape.numElements();
+  return emitSplitOrWhole(ctx, writer, units, scalarSteps, emitLoop);
 }
 
 Error emitElemental(EmitterContext &ctx, const Instruction &instruction) {
@@ -379,7 +418,7 @@ Error emitElemental(EmitterContext &ctx, const Instruction &instruction) {
     if (*kernel)
       return Error::success();
   }
-  return emitGeneratorLoop(ctx, instruction, ctx.outputBuffer(instruction));
+  return emitOutputLoop(ctx, instruction, {&instruction}, {-1});
 }
 
 /// Whether a multi-output fusion's outputs can come out of one loop: all
@@ -392,37 +431,6 @@ static bool sharesOneLoop(const std::vector<const Instruction *> &roots) {
         root->shape().isTuple() || root->shape() != roots[0]->shape())
       return false;
   return true;
-}
-
-/// One loop writing every output at each index; values the outputs share
-/// (the producer a multi-output fusion exists for) are generated once per
-/// index through the value cache.
-static Error
-emitMultiOutputLoop(EmitterContext &ctx, const Instruction &fusion,
-                    const std::vector<const Instruction *> &roots) {
-  std::vector<BufferRef> outputs;
-  bool linear = true, rows = true;
-  for (size_t i = 0; i < roots.size(); ++i) {
-    outputs.push_back(ctx.outputBuffer(fusion, int64_t(i)));
-    linear = linear && isLinear(ctx, *roots[i], true);
-    rows = rows && rowVectorizable(ctx, *roots[i], true);
-  }
-  ctx.clearGenerated();
-  // The loop stores the first output; the generator stores the others.
-  auto generator = [&](const ElementIndex &index) -> Expected<Value *> {
-    for (size_t i = 1; i < roots.size(); ++i) {
-      Expected<Value *> value = ctx.elementOf(*roots[i], index);
-      if (!value)
-        return value;
-      ctx.storeElement(outputs[i], index.linear, *value);
-    }
-    return ctx.elementOf(*roots[0], index);
-  };
-  const BufferRef &first = outputs[0];
-  unsigned lanes = ctx.rowLanes(first);
-  if (!linear && rows && lanes > 1)
-    return ctx.emitRowLoop(first, lanes, generator);
-  return ctx.emitElementLoop(first, linear, generator);
 }
 
 /// Materialized fused instructions are emitted in order by their own
@@ -450,7 +458,10 @@ Error emitFusion(EmitterContext &ctx, const Instruction &fusion) {
   else if (!root->shape().isTuple())
     roots.push_back(root);
   if (sharesOneLoop(roots)) {
-    if (Error e = emitMultiOutputLoop(ctx, fusion, roots))
+    std::vector<int64_t> tupleIndices;
+    for (size_t i = 0; i < roots.size(); ++i)
+      tupleIndices.push_back(int64_t(i));
+    if (Error e = emitOutputLoop(ctx, fusion, roots, tupleIndices))
       return e;
     ctx.unbindFusion(fusion);
     return Error::success();
@@ -461,8 +472,7 @@ Error emitFusion(EmitterContext &ctx, const Instruction &fusion) {
         element->opcode() == Opcode::Tuple)
       continue; // written in place by its own emitter
     int64_t tupleIndex = root->opcode() == Opcode::Tuple ? int64_t(i) : -1;
-    if (Error e = emitGeneratorLoop(ctx, *element,
-                                    ctx.outputBuffer(fusion, tupleIndex)))
+    if (Error e = emitOutputLoop(ctx, fusion, {element}, {tupleIndex}))
       return e;
   }
   ctx.unbindFusion(fusion);

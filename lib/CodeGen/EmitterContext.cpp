@@ -88,6 +88,22 @@ void EmitterContext::beginFunction(llvm::Function &function,
   generated_.clear(); // values of another function
 }
 
+EmitterContext::FunctionState EmitterContext::saveFunction() const {
+  return {args_,     results_,     arena_,         pool_,
+          prologue_, argPointers_, resultPointers_};
+}
+
+void EmitterContext::restoreFunction(FunctionState state) {
+  args_ = state.args;
+  results_ = state.results;
+  arena_ = state.arena;
+  pool_ = state.pool;
+  prologue_ = state.prologue;
+  argPointers_ = std::move(state.argPointers);
+  resultPointers_ = std::move(state.resultPointers);
+  generated_.clear(); // values of the other function
+}
+
 Value *EmitterContext::bufferPointer(std::map<int64_t, Value *> &cache,
                                      Value *array, int64_t index,
                                      const std::string &name) {

@@ -55,6 +55,12 @@ struct BufferRef {
 /// With `indices` empty only linear-index-preserving generators apply; with
 /// `indices` set, the lanes run along the innermost dimension from
 /// indices.back() (a row run: see rowVectorizable in Emitters.h).
+/// A run-time range [begin, end) of an output loop's units (i64 values):
+/// the part of a loop one call of a split kernel computes (Parallel.h).
+struct UnitRange {
+  llvm::Value *begin = nullptr, *end = nullptr;
+};
+
 struct ElementIndex {
   std::vector<llvm::Value *> indices;
   llvm::Value *linear = nullptr;
@@ -111,6 +117,18 @@ public:
   /// load dominates its uses and a function loads only what it touches.
   /// Forgets the pointers loaded for the previous function.
   void beginFunction(llvm::Function &function, llvm::BasicBlock &prologue);
+  /// What beginFunction sets, saved so an emitter can emit a function of
+  /// its own (a split kernel's, Parallel.h) in the middle of another and
+  /// then continue the first.
+  struct FunctionState {
+    llvm::Value *args = nullptr, *results = nullptr, *arena = nullptr;
+    llvm::Value *pool = nullptr;
+    llvm::BasicBlock *prologue = nullptr;
+    std::map<int64_t, llvm::Value *> argPointers, resultPointers;
+  };
+  FunctionState saveFunction() const;
+  /// Back to `state`; forgets the values generated since.
+  void restoreFunction(FunctionState state);
   /// Whether `value` has memory of its own (top-level values, fusion
   /// parameters, values materialized inside a fusion).
   bool isMaterialized(analysis::ValueRef value) const;
@@ -171,6 +189,12 @@ public:
 
   // --- Loops and indices ---------------------------------------------------
   using LoopBody = llvm::function_ref<Error(llvm::ArrayRef<llvm::Value *>)>;
+  /// One counted loop over the run-time range [begin, end) by `step`
+  /// (guarded: emits no iteration when the range is empty). Static bounds
+  /// give the unguarded loop above.
+  Error emitLoop(llvm::Value *begin, llvm::Value *end, int64_t step,
+                 llvm::function_ref<Error(llvm::Value *)> body,
+                 llvm::StringRef name = "i");
   /// Emits counted loops over `dims` (outermost first, static trip counts)
   /// and calls `body` with the i64 induction variables; the builder is left
   /// after the nest. A zero-sized dimension emits no iteration.
@@ -188,20 +212,43 @@ public:
   std::vector<llvm::Value *> delinearize(llvm::Value *linear,
                                          llvm::ArrayRef<int64_t> dims);
 
+  /// The units a split output loop (Parallel.h) is cut into. The linear
+  /// (vectorizable) element loop: blocks of kLinearUnit elements.
+  static constexpr int64_t kLinearUnit = 1024; // a multiple of any lanes
+  static int64_t linearUnits(int64_t elements);
+  /// Loops element by element (emitRowsLoop): rows, that is every
+  /// dimension but the innermost; the elements of a rank-1 array; 1 for a
+  /// scalar.
+  static int64_t rowUnits(llvm::ArrayRef<int64_t> dims);
+
   /// Fills `output` (an array of `dims`) with generator(index) for every
-  /// element; vectorized with a scalar tail when `vectorizable`.
-  Error emitElementLoop(const BufferRef &output, bool vectorizable,
-                        llvm::function_ref<Expected<llvm::Value *>(
-                            const ElementIndex &)> generator);
+  /// element; vectorized with a scalar tail when `vectorizable`. With
+  /// `units`, only the elements of those units (linearUnits when
+  /// vectorizable, else rowUnits), each with
+  /// the instructions the whole loop would use for it.
+  Error emitElementLoop(
+      const BufferRef &output, bool vectorizable,
+      llvm::function_ref<Expected<llvm::Value *>(const ElementIndex &)>
+          generator,
+      const UnitRange *units = nullptr);
   /// Like emitElementLoop, vectorized along the innermost dimension only:
   /// a loop nest over the outer dimensions, then row runs of vector width
   /// with a scalar tail. For generators that need the multi-dimensional
   /// index (a bias broadcast over NHWC) but read rows contiguously.
   /// `lanes`: the vector width of the runs (rows narrower than the
   /// target's vectors use narrower vectors; see rowLanes).
-  Error emitRowLoop(const BufferRef &output, unsigned lanes,
-                    llvm::function_ref<Expected<llvm::Value *>(
-                        const ElementIndex &)> generator);
+  /// With `units`, only those rows.
+  Error
+  emitRowLoop(const BufferRef &output, unsigned lanes,
+              llvm::function_ref<Expected<llvm::Value *>(const ElementIndex &)>
+                  generator,
+              const UnitRange *units = nullptr);
+  /// Calls `body` with the index of every element of the units `units`
+  /// (rowUnits) of an array of `dims` (rank >= 1): a loop over the rows,
+  /// each delinearized into the outer indices, around a loop over the row;
+  /// for rank 1, one loop over the elements.
+  Error emitRowsLoop(llvm::ArrayRef<int64_t> dims, const UnitRange &units,
+                     LoopBody body, llvm::StringRef name = "i");
   /// The widest power-of-two vector of `output`'s dtype that fits its
   /// innermost dimension and the target's registers (1: too narrow).
   unsigned rowLanes(const BufferRef &output) const;

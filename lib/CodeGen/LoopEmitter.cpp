@@ -41,6 +41,33 @@ Error EmitterContext::emitLoop(int64_t begin, int64_t end, int64_t step,
   return Error::success();
 }
 
+Error EmitterContext::emitLoop(Value *begin, Value *end, int64_t step,
+                               llvm::function_ref<Error(Value *)> body,
+                               llvm::StringRef name) {
+  auto *first = llvm::dyn_cast<llvm::ConstantInt>(begin);
+  auto *last = llvm::dyn_cast<llvm::ConstantInt>(end);
+  if (first && last)
+    return emitLoop(first->getSExtValue(), last->getSExtValue(), step, body,
+                    name);
+  llvm::Function *function = builder_.GetInsertBlock()->getParent();
+  llvm::BasicBlock *loop =
+      llvm::BasicBlock::Create(context(), name + ".loop", function);
+  llvm::BasicBlock *exit =
+      llvm::BasicBlock::Create(context(), name + ".exit", function);
+  llvm::BasicBlock *preheader = builder_.GetInsertBlock();
+  builder_.CreateCondBr(builder_.CreateICmpSLT(begin, end), loop, exit);
+  builder_.SetInsertPoint(loop);
+  llvm::PHINode *induction = builder_.CreatePHI(builder_.getInt64Ty(), 2, name);
+  induction->addIncoming(begin, preheader);
+  if (Error e = body(induction))
+    return e;
+  Value *next = builder_.CreateNUWAdd(induction, i64(step), name + ".next");
+  induction->addIncoming(next, builder_.GetInsertBlock());
+  builder_.CreateCondBr(builder_.CreateICmpSLT(next, end), loop, exit);
+  builder_.SetInsertPoint(exit);
+  return Error::success();
+}
+
 Error EmitterContext::emitLoopNest(llvm::ArrayRef<int64_t> dims, LoopBody body,
                                    llvm::StringRef name) {
   for (int64_t d : dims)
@@ -87,9 +114,64 @@ std::vector<Value *> EmitterContext::delinearize(Value *linear,
   return indices;
 }
 
+int64_t EmitterContext::linearUnits(int64_t elements) {
+  return (elements + kLinearUnit - 1) / kLinearUnit;
+}
+
+int64_t EmitterContext::rowUnits(llvm::ArrayRef<int64_t> dims) {
+  int64_t units = 1;
+  for (size_t d = 0; d + 1 < dims.size(); ++d)
+    units *= dims[d];
+  return dims.size() == 1 ? dims[0] : units;
+}
+
+Error EmitterContext::emitRowsLoop(llvm::ArrayRef<int64_t> dims,
+                                   const UnitRange &units, LoopBody body,
+                                   llvm::StringRef name) {
+  assert(!dims.empty() && "rows of a scalar");
+  if (dims.size() == 1)
+    return emitLoop(
+        units.begin, units.end, 1, [&](Value *i) { return body({i}); }, name);
+  llvm::ArrayRef<int64_t> outer = dims.drop_back();
+  return emitLoop(
+      units.begin, units.end, 1,
+      [&](Value *row) -> Error {
+        std::vector<Value *> indices = delinearize(row, outer);
+        indices.push_back(nullptr);
+        return emitLoop(
+            0, dims.back(), 1,
+            [&](Value *j) -> Error {
+              indices.back() = j;
+              return body(indices);
+            },
+            (name + "c").str());
+      },
+      (name + "r").str());
+}
+
+/// The element range [begin, end) of the linear-loop units `units`.
+static UnitRange unitElements(EmitterContext &ctx, const UnitRange &units,
+                              int64_t count) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  Value *unit = ctx.i64(EmitterContext::kLinearUnit);
+  Value *end = b.CreateNUWMul(units.end, unit);
+  Value *all = ctx.i64(count);
+  return {b.CreateNUWMul(units.begin, unit),
+          b.CreateSelect(b.CreateICmpULT(end, all), end, all)};
+}
+
+static Value *minI64(llvm::IRBuilder<> &b, Value *x, Value *y) {
+  return b.CreateSelect(b.CreateICmpSLT(x, y), x, y);
+}
+
+static Value *maxI64(llvm::IRBuilder<> &b, Value *x, Value *y) {
+  return b.CreateSelect(b.CreateICmpSGT(x, y), x, y);
+}
+
 Error EmitterContext::emitElementLoop(
     const BufferRef &output, bool vectorizable,
-    llvm::function_ref<Expected<Value *>(const ElementIndex &)> generator) {
+    llvm::function_ref<Expected<Value *>(const ElementIndex &)> generator,
+    const UnitRange *units) {
   int64_t count = output.numElements();
   auto store = [&](ElementIndex index) -> Error {
     Expected<Value *> value = generator(index);
@@ -98,21 +180,34 @@ Error EmitterContext::emitElementLoop(
     storeElement(output, index.linear, *value);
     return Error::success();
   };
-  if (!vectorizable)
-    return emitLoopNest(output.dims, [&](llvm::ArrayRef<Value *> indices) {
+  if (!vectorizable) {
+    auto element = [&](llvm::ArrayRef<Value *> indices) {
       ElementIndex index{{indices.begin(), indices.end()},
                          linearIndex(indices, output.dims), 1};
       return store(std::move(index));
-    });
+    };
+    if (units)
+      return emitRowsLoop(output.dims, *units, element);
+    return emitLoopNest(output.dims, element);
+  }
   unsigned lanes = vectorLanes(output.dtype);
   int64_t vectorEnd = lanes > 1 ? count - count % lanes : 0;
-  if (Error e = emitLoop(0, vectorEnd, lanes, [&](Value *i) {
-        return store(ElementIndex{{}, i, lanes});
-      }, "v"))
+  auto vector = [&](Value *i) { return store(ElementIndex{{}, i, lanes}); };
+  auto scalar = [&](Value *i) { return store(ElementIndex{{}, i, 1}); };
+  if (units) {
+    // A unit starts on a multiple of kLinearUnit, so of `lanes`: every
+    // element gets the vector or scalar code it gets in the whole loop.
+    UnitRange range = unitElements(*this, *units, count);
+    Value *split = i64(vectorEnd);
+    if (Error e = emitLoop(range.begin, minI64(builder_, range.end, split),
+                           lanes, vector, "v"))
+      return e;
+    return emitLoop(maxI64(builder_, range.begin, split), range.end, 1, scalar,
+                    "t");
+  }
+  if (Error e = emitLoop(0, vectorEnd, lanes, vector, "v"))
     return e;
-  return emitLoop(vectorEnd, count, 1, [&](Value *i) {
-    return store(ElementIndex{{}, i, 1});
-  }, "t");
+  return emitLoop(vectorEnd, count, 1, scalar, "t");
 }
 
 unsigned EmitterContext::rowLanes(const BufferRef &output) const {
@@ -126,11 +221,12 @@ unsigned EmitterContext::rowLanes(const BufferRef &output) const {
 
 Error EmitterContext::emitRowLoop(
     const BufferRef &output, unsigned lanes,
-    llvm::function_ref<Expected<Value *>(const ElementIndex &)> generator) {
+    llvm::function_ref<Expected<Value *>(const ElementIndex &)> generator,
+    const UnitRange *units) {
   std::vector<int64_t> outer(output.dims.begin(), output.dims.end() - 1);
   int64_t row = output.dims.back();
   int64_t vectorEnd = row - row % lanes;
-  return emitLoopNest(outer, [&](llvm::ArrayRef<Value *> prefix) -> Error {
+  auto rowBody = [&](llvm::ArrayRef<Value *> prefix) -> Error {
     auto run = [&](Value *j, unsigned width) -> Error {
       std::vector<Value *> indices(prefix.begin(), prefix.end());
       indices.push_back(j);
@@ -146,7 +242,12 @@ Error EmitterContext::emitRowLoop(
       return e;
     return emitLoop(vectorEnd, row, 1, [&](Value *j) { return run(j, 1); },
                     "t");
-  });
+  };
+  if (!units)
+    return emitLoopNest(outer, rowBody);
+  return emitLoop(
+      units->begin, units->end, 1,
+      [&](Value *r) { return rowBody(delinearize(r, outer)); }, "r");
 }
 
 // --- Storage conversions ----------------------------------------------------

@@ -1,6 +1,8 @@
 //===- Parallel.cpp - Kernels split into tasks for the caller's pool ------===//
 #include "Parallel.h"
 
+#include "kiln/Analysis/CostAnalysis.h"
+
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Module.h>
 
@@ -16,6 +18,10 @@ namespace {
 constexpr int64_t kMinTaskFlops = 100'000;
 /// Enough tasks to balance 2-8 threads; more only adds dispatch overhead.
 constexpr int64_t kMaxTasks = 32;
+/// What one element-at-a-time step costs besides its flops and bytes, in
+/// flops: such loops run at roughly a tenth of a vector loop's rate
+/// (measured on pads and max pools: 3-15 ns per element).
+constexpr int64_t kScalarStepCost = 16;
 } // namespace
 
 TaskSplit splitUnits(int64_t units, int64_t flopsPerUnit,
@@ -143,6 +149,73 @@ void emitKernelCall(EmitterContext &ctx, llvm::Function &kernel,
   callWhole();
   b.CreateBr(join);
   b.SetInsertPoint(join);
+}
+
+TaskSplit splitOutputLoop(EmitterContext &ctx,
+                          const ir::Instruction &instruction, int64_t units,
+                          int64_t scalarSteps) {
+  if (!ctx.parallelPool() || units <= 1)
+    return {};
+  analysis::Cost cost = analysis::instructionCost(instruction);
+  int64_t total = cost.flops + cost.bytesRead + cost.bytesWritten +
+                  kScalarStepCost * scalarSteps;
+  return splitUnits(units, total / units);
+}
+
+Error emitTasks(EmitterContext &ctx, const TaskSplit &split, int64_t units,
+                llvm::function_ref<Error(const UnitRange &)> body) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  llvm::Function *caller = b.GetInsertBlock()->getParent();
+  llvm::LLVMContext &c = ctx.context();
+  llvm::Type *ptr = b.getPtrTy();
+  auto *type = llvm::FunctionType::get(
+      b.getVoidTy(), {ptr, ptr, ptr, b.getInt64Ty(), b.getInt64Ty()}, false);
+  auto *kernel =
+      llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage,
+                             caller->getName() + ".tasks", ctx.module());
+  for (unsigned i = 0; i < 3; ++i)
+    kernel->getArg(i)->setName(caller->getArg(i)->getName());
+  kernel->getArg(3)->setName("first.task");
+  kernel->getArg(4)->setName("last.task");
+  // One copy of the code, whether the pool or the serial path runs it.
+  kernel->addFnAttr(llvm::Attribute::NoInline);
+  kernel->addFnAttr(llvm::Attribute::NoUnwind);
+  for (const char *attr :
+       {"no-builtins", "target-cpu", "target-features", "unsafe-fp-math"})
+    if (caller->hasFnAttribute(attr))
+      kernel->addFnAttr(caller->getFnAttribute(attr));
+
+  EmitterContext::FunctionState callerState = ctx.saveFunction();
+  Error error = Error::success();
+  {
+    llvm::IRBuilderBase::InsertPointGuard guard(b);
+    auto *prologue = llvm::BasicBlock::Create(c, "prologue", kernel);
+    auto *start = llvm::BasicBlock::Create(c, "body", kernel);
+    b.SetInsertPoint(start);
+    ctx.beginFunction(*kernel, *prologue);
+    ctx.setParallelPool(nullptr); // a task splits no further
+    error = body(
+        taskUnits(ctx, split, units, kernel->getArg(3), kernel->getArg(4)));
+    b.CreateRetVoid();
+    llvm::BranchInst::Create(start, prologue);
+  }
+  ctx.restoreFunction(std::move(callerState));
+  if (error)
+    return error;
+  emitKernelCall(ctx, *kernel,
+                 {caller->getArg(0), caller->getArg(1), caller->getArg(2)},
+                 split);
+  return Error::success();
+}
+
+Error emitSplitOrWhole(EmitterContext &ctx, const ir::Instruction &instruction,
+                       int64_t units, int64_t scalarSteps,
+                       llvm::function_ref<Error(const UnitRange *)> body) {
+  TaskSplit split = splitOutputLoop(ctx, instruction, units, scalarSteps);
+  if (!split.split())
+    return body(nullptr);
+  return emitTasks(ctx, split, units,
+                   [&](const UnitRange &range) { return body(&range); });
 }
 
 void emitSerialEntry(llvm::Function &body, const std::string &serialName) {

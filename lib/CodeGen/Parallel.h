@@ -38,9 +38,6 @@ TaskSplit splitUnits(int64_t units, int64_t flopsPerUnit,
 
 /// The units of tasks [firstTask, lastTask) inside a kernel: [begin, end),
 /// end clamped to `units`.
-struct UnitRange {
-  llvm::Value *begin = nullptr, *end = nullptr;
-};
 UnitRange taskUnits(EmitterContext &ctx, const TaskSplit &split, int64_t units,
                     llvm::Value *firstTask, llvm::Value *lastTask);
 
@@ -51,6 +48,32 @@ UnitRange taskUnits(EmitterContext &ctx, const TaskSplit &split, int64_t units,
 void emitKernelCall(EmitterContext &ctx, llvm::Function &kernel,
                     llvm::ArrayRef<llvm::Value *> pointers,
                     const TaskSplit &split);
+
+/// The split of an output loop of `units` units of `instruction`, a
+/// kernel moving memory as much as computing: a unit costs its share of the
+/// instruction's flops plus bytes read and written (a byte moved costs
+/// about what a flop does on these CPUs), plus kScalarStepCost for each of
+/// the `scalarSteps` steps the kernel takes one element at a time (index
+/// arithmetic, clamps and selects that vector loops share among lanes).
+/// No split where the function being emitted has no pool (inside a task).
+TaskSplit splitOutputLoop(EmitterContext &ctx,
+                          const ir::Instruction &instruction, int64_t units,
+                          int64_t scalarSteps);
+
+/// Emits `body`, given the units of the tasks to compute, into a new
+/// internal function kernel(args, results, arena, firstTask, lastTask) and
+/// calls it over every task of `split` (emitKernelCall). `body` must do
+/// all its work there: values of the function being emitted (buffer
+/// pointers, loaded operands) are not visible in the kernel, and the
+/// context gives it the kernel's own.
+Error emitTasks(EmitterContext &ctx, const TaskSplit &split, int64_t units,
+                llvm::function_ref<Error(const UnitRange &)> body);
+
+/// `body(nullptr)` (the whole loop) where splitOutputLoop does not split
+/// `units`, else `body(&units of the task)` through emitTasks.
+Error emitSplitOrWhole(EmitterContext &ctx, const ir::Instruction &instruction,
+                       int64_t units, int64_t scalarSteps,
+                       llvm::function_ref<Error(const UnitRange *units)> body);
 
 /// Creates the external `int serialName(args, results, arena)` that calls
 /// `body` (the 4-argument parallel entry) with a null pool.

@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "ComputeHelpers.h"
 #include "Emitters.h"
+#include "Parallel.h"
 
 #include <algorithm>
 
@@ -119,33 +120,109 @@ Error emitRowReduce(EmitterContext &ctx, const Instruction &instruction,
   });
 }
 
+/// The row path over the output rows `rows` only (a split task): each
+/// output row is filled with init and then folds its operand rows in
+/// row-major order of the reduced dimensions, which is the order the
+/// whole-operand walk of emitRowReduce folds them in, with the same vector
+/// runs; so every element gets the same result.
+Error emitRowReduceRows(EmitterContext &ctx, const Instruction &instruction,
+                        ArrayRef<int64_t> reduced, Value *init,
+                        const UnitRange &rows) {
+  const ir::Shape &inShape = instruction.operand(0)->shape();
+  DType dtype = inShape.dtype();
+  const Instruction &operand = *instruction.operand(0);
+  BufferRef out = ctx.outputBuffer(instruction);
+  auto &b = ctx.builder();
+  int64_t n = inShape.dims().back();
+  std::vector<int64_t> outOuter(out.dims.begin(), out.dims.end() - 1);
+  std::vector<int64_t> reducedSizes;
+  for (int64_t d : reduced)
+    reducedSizes.push_back(inShape.dim(size_t(d)));
+  return ctx.emitLoop(
+      rows.begin, rows.end, 1,
+      [&](Value *row) -> Error {
+        std::vector<Value *> kept = ctx.delinearize(row, outOuter);
+        kept.push_back(ctx.i64(0));
+        Value *outBase = b.CreateNUWMul(row, ctx.i64(n));
+        if (Error e =
+                emitVectorRow(ctx, dtype, n, [&](Value *j, unsigned lanes) {
+                  ctx.storeElement(out, b.CreateAdd(outBase, j),
+                                   lanes > 1 ? b.CreateVectorSplat(lanes, init)
+                                             : init);
+                  return Error::success();
+                }))
+          return e;
+        return ctx.emitLoopNest(
+            reducedSizes,
+            [&](ArrayRef<Value *> red) -> Error {
+              std::vector<Value *> inIndex =
+                  mergeIndices(kept, red, reduced, inShape.rank());
+              Value *inBase = ctx.linearIndex(inIndex, inShape.dims());
+              return emitVectorRow(
+                  ctx, dtype, n, [&](Value *j, unsigned lanes) -> Error {
+                    Value *at = b.CreateAdd(outBase, j);
+                    inIndex.back() = j;
+                    ctx.clearGenerated();
+                    Expected<Value *> x = ctx.elementOf(
+                        operand,
+                        ElementIndex{inIndex, b.CreateAdd(inBase, j), lanes});
+                    if (!x)
+                      return x.takeError();
+                    Expected<Value *> next = combine(
+                        ctx, instruction, ctx.loadElement(out, at, lanes), *x);
+                    if (!next)
+                      return next.takeError();
+                    ctx.storeElement(out, at, *next);
+                    return Error::success();
+                  });
+            },
+            "r");
+      },
+      "u");
+}
+
 } // namespace
 
 Error emitReduce(EmitterContext &ctx, const Instruction &instruction) {
   const ir::Shape &in = instruction.operand(0)->shape();
+  const ir::Shape &out = instruction.shape();
   std::vector<int64_t> reduced = instruction.attrs().dimensions;
   std::sort(reduced.begin(), reduced.end());
+  // Split over kept dimensions only: each result element is folded by one
+  // task, in the order the whole kernel folds it.
   if (rowReduceApplies(ctx, instruction, reduced)) {
-    Expected<Value *> init = ctx.operandElement(instruction, 1, {});
-    if (!init)
-      return init.takeError();
-    return emitRowReduce(ctx, instruction, reduced, *init);
+    int64_t rows = out.numElements() / out.dims().back();
+    return emitSplitOrWhole(
+        ctx, instruction, rows, 0, [&](const UnitRange *units) -> Error {
+          Expected<Value *> init = ctx.operandElement(instruction, 1, {});
+          if (!init)
+            return init.takeError();
+          if (units)
+            return emitRowReduceRows(ctx, instruction, reduced, *init, *units);
+          return emitRowReduce(ctx, instruction, reduced, *init);
+        });
   }
   std::vector<int64_t> reducedSizes;
   for (int64_t d : reduced)
     reducedSizes.push_back(in.dim(size_t(d)));
-  Expected<Value *> init = ctx.operandElement(instruction, 1, {});
-  if (!init)
-    return init.takeError();
-  return emitAccumulation(
-      ctx, instruction, *init, reducedSizes, "r",
-      [&](ArrayRef<Value *> outIndex, ArrayRef<Value *> redIndex,
-          Value *acc) -> Expected<Value *> {
-        auto full = mergeIndices(outIndex, redIndex, reduced, in.rank());
-        Expected<Value *> element = ctx.operandElement(instruction, 0, full);
-        if (!element)
-          return element.takeError();
-        return combine(ctx, instruction, acc, *element);
+  return emitSplitOrWhole(
+      ctx, instruction, EmitterContext::rowUnits(out.dims()), in.numElements(),
+      [&](const UnitRange *units) -> Error {
+        Expected<Value *> init = ctx.operandElement(instruction, 1, {});
+        if (!init)
+          return init.takeError();
+        return emitAccumulation(
+            ctx, instruction, *init, reducedSizes, "r",
+            [&](ArrayRef<Value *> outIndex, ArrayRef<Value *> redIndex,
+                Value *acc) -> Expected<Value *> {
+              auto full = mergeIndices(outIndex, redIndex, reduced, in.rank());
+              Expected<Value *> element =
+                  ctx.operandElement(instruction, 0, full);
+              if (!element)
+                return element.takeError();
+              return combine(ctx, instruction, acc, *element);
+            },
+            units);
       });
 }
 
@@ -188,6 +265,98 @@ WindowTap windowTap(EmitterContext &ctx, const Instruction &instruction,
   return tap;
 }
 
+/// Whether the window leaves the innermost dimension alone (size 1,
+/// stride 1, no padding or dilation: a pool over NHWC's H and W), so each
+/// output row is its operand rows' taps folded lane by lane, and the
+/// operand gives rows as vectors. f16/bf16 and pred stay scalar.
+bool channelWindowApplies(EmitterContext &ctx, const Instruction &instruction) {
+  const ir::Shape &in = instruction.operand(0)->shape();
+  DType dtype = in.dtype();
+  if (dtype == DType::F16 || dtype == DType::BF16 || dtype == DType::Pred)
+    return false;
+  if (in.rank() < 2 || in.numElements() == 0)
+    return false;
+  const ir::WindowDim &last = instruction.attrs().window.back();
+  if (!(last == ir::WindowDim{}))
+    return false;
+  const ir::Shape &out = instruction.shape();
+  BufferRef layout{nullptr, out.dtype(), out.dims(), 1};
+  return ctx.rowLanes(layout) > 1 &&
+         rowVectorizable(ctx, *instruction.operand(0));
+}
+
+/// reduce-window in row runs along the untouched innermost dimension: per
+/// output row, vectors of `lanes` elements (then narrower ones) start at
+/// init and fold the window's taps in row-major order, as the scalar path
+/// folds each element (a tap in padding adds init), so the results are the
+/// same. `units`: only those output rows.
+Error emitChannelReduceWindow(EmitterContext &ctx,
+                              const Instruction &instruction,
+                              ArrayRef<int64_t> windowSizes,
+                              const UnitRange *units) {
+  const Instruction &operand = *instruction.operand(0);
+  BufferRef out = ctx.outputBuffer(instruction);
+  auto &b = ctx.builder();
+  Expected<Value *> init = ctx.operandElement(instruction, 1, {});
+  if (!init)
+    return init.takeError();
+  unsigned lanes = ctx.rowLanes(out);
+  int64_t row = out.dims.back();
+  int64_t vectorEnd = row - row % int64_t(lanes);
+  std::vector<int64_t> outer(out.dims.begin(), out.dims.end() - 1);
+  auto run = [&](ArrayRef<Value *> prefix, Value *j, unsigned width) -> Error {
+    std::vector<Value *> outIndex(prefix.begin(), prefix.end());
+    outIndex.push_back(j);
+    Value *start = ctx.splat(*init, width);
+    llvm::AllocaInst *acc = entryAlloca(ctx, start->getType());
+    b.CreateStore(start, acc);
+    Error taps = ctx.emitLoopNest(
+        windowSizes,
+        [&](ArrayRef<Value *> winIndex) -> Error {
+          WindowTap tap = windowTap(ctx, instruction, outIndex, winIndex);
+          ctx.clearGenerated();
+          Expected<Value *> element =
+              ctx.elementOf(operand, ElementIndex{tap.index, nullptr, width});
+          if (!element)
+            return element.takeError();
+          Value *x = b.CreateSelect(tap.valid, *element, start);
+          Expected<Value *> next =
+              combine(ctx, instruction, b.CreateLoad(start->getType(), acc), x);
+          if (!next)
+            return next.takeError();
+          b.CreateStore(*next, acc);
+          return Error::success();
+        },
+        "w");
+    if (taps)
+      return taps;
+    ctx.storeElement(out, ctx.linearIndex(outIndex, out.dims),
+                     b.CreateLoad(start->getType(), acc));
+    return Error::success();
+  };
+  // Full vectors, then the rest in halving widths (24 channels on 16
+  // lanes: 16 + 8), each element in exactly one run.
+  auto rowBody = [&](ArrayRef<Value *> prefix) -> Error {
+    if (Error e = ctx.emitLoop(
+            0, vectorEnd, lanes,
+            [&](Value *j) { return run(prefix, j, lanes); }, "v"))
+      return e;
+    int64_t at = vectorEnd;
+    for (unsigned width = lanes / 2; width >= 1; width /= 2)
+      if (row - at >= int64_t(width)) {
+        if (Error e = run(prefix, ctx.i64(at), width))
+          return e;
+        at += width;
+      }
+    return Error::success();
+  };
+  if (!units)
+    return ctx.emitLoopNest(outer, rowBody);
+  return ctx.emitLoop(
+      units->begin, units->end, 1,
+      [&](Value *r) { return rowBody(ctx.delinearize(r, outer)); }, "u");
+}
+
 } // namespace
 
 Error emitReduceWindow(EmitterContext &ctx, const Instruction &instruction) {
@@ -198,27 +367,44 @@ Error emitReduceWindow(EmitterContext &ctx, const Instruction &instruction) {
   std::vector<int64_t> windowSizes;
   for (const ir::WindowDim &w : window)
     windowSizes.push_back(w.size);
-  Expected<Value *> init = ctx.operandElement(instruction, 1, {});
-  if (!init)
-    return init.takeError();
   // An empty operand has nothing to read: every tap is padding.
   bool empty = in.numElements() == 0;
-  return emitAccumulation(
-      ctx, instruction, *init, windowSizes, "w",
-      [&](ArrayRef<Value *> outIndex, ArrayRef<Value *> winIndex,
-          Value *acc) -> Expected<Value *> {
-        Value *x = *init;
-        if (!empty) {
-          WindowTap tap = windowTap(ctx, instruction, outIndex, winIndex);
-          Expected<Value *> element =
-              ctx.operandElement(instruction, 0, tap.index);
-          if (!element)
-            return element.takeError();
-          // Padding and dilation holes hold the init value (XLA's rule).
-          x = ctx.builder().CreateSelect(tap.valid, *element, *init);
-        }
-        return combine(ctx, instruction, acc, x);
-      });
+  auto emit = [&](const UnitRange *units) -> Error {
+    Expected<Value *> init = ctx.operandElement(instruction, 1, {});
+    if (!init)
+      return init.takeError();
+    return emitAccumulation(
+        ctx, instruction, *init, windowSizes, "w",
+        [&](ArrayRef<Value *> outIndex, ArrayRef<Value *> winIndex,
+            Value *acc) -> Expected<Value *> {
+          Value *x = *init;
+          if (!empty) {
+            WindowTap tap = windowTap(ctx, instruction, outIndex, winIndex);
+            Expected<Value *> element =
+                ctx.operandElement(instruction, 0, tap.index);
+            if (!element)
+              return element.takeError();
+            // Padding and dilation holes hold the init value (XLA's rule).
+            x = ctx.builder().CreateSelect(tap.valid, *element, *init);
+          }
+          return combine(ctx, instruction, acc, x);
+        },
+        units);
+  };
+  int64_t taps = instruction.shape().numElements();
+  for (int64_t size : windowSizes)
+    taps *= size;
+  const std::vector<int64_t> &outDims = instruction.shape().dims();
+  if (channelWindowApplies(ctx, instruction)) {
+    int64_t rows = instruction.shape().numElements() / outDims.back();
+    return emitSplitOrWhole(ctx, instruction, rows, taps / outDims.back(),
+                            [&](const UnitRange *units) {
+                              return emitChannelReduceWindow(
+                                  ctx, instruction, windowSizes, units);
+                            });
+  }
+  return emitSplitOrWhole(ctx, instruction, EmitterContext::rowUnits(outDims),
+                          taps, emit);
 }
 
 namespace {

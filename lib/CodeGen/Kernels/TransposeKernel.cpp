@@ -10,6 +10,7 @@
 // Edge strips that do not fill a tile are copied element by element.
 //
 //===----------------------------------------------------------------------===//
+#include "../Parallel.h"
 #include "KernelSupport.h"
 #include "Kernels.h"
 
@@ -90,68 +91,77 @@ public:
                    int64_t lanes)
       : ctx_(ctx), b_(ctx.builder()), dtype_(dtype), t_(t), lanes_(lanes) {}
 
-  Error emit(Value *out, Value *in) {
-    int64_t fullRows = t_.rows / lanes_ * lanes_;
+  /// The units a split kernel's tasks cover: strips of L input rows (the
+  /// last strip of a batch holds the rows the tiles leave), over batches.
+  int64_t strips() const { return (t_.rows + lanes_ - 1) / lanes_; }
+  int64_t units() const { return t_.batch * strips(); }
+
+  /// The strips [units.begin, units.end): tiles, then the columns past the
+  /// last full tile, element by element; the last strip of a batch, when
+  /// it has fewer than L rows, element by element. Every element moves as
+  /// in the whole kernel (it is a copy: any order gives the same bytes).
+  Error emit(Value *out, Value *in, const UnitRange &units) {
+    int64_t fullStrips = t_.rows / lanes_;
     int64_t fullCols = t_.cols / lanes_ * lanes_;
     return emitRangeLoop(
-        ctx_, ctx_.i64(0), ctx_.i64(t_.batch), 1,
-        [&](Value *batch) -> Error {
+        ctx_, units.begin, units.end, 1,
+        [&](Value *unit) -> Error {
+          Value *batch = b_.CreateUDiv(unit, ctx_.i64(strips()));
+          Value *strip = b_.CreateURem(unit, ctx_.i64(strips()));
           Value *offset = b_.CreateNUWMul(batch, ctx_.i64(t_.rows * t_.cols));
           out_ = offsetPointer(ctx_, dtype_, out, offset);
           in_ = offsetPointer(ctx_, dtype_, in, offset);
-          if (Error e = emitTiles(fullRows, fullCols))
-            return e;
-          // The strips the tiles leave: columns past fullCols of the tiled
-          // rows, then whole rows past fullRows.
-          if (fullCols < t_.cols && fullRows > 0)
-            if (Error e = emitElements(0, fullRows, fullCols, t_.cols))
+          Value *r0 = b_.CreateNUWMul(strip, ctx_.i64(lanes_));
+          Value *full = b_.CreateICmpULT(strip, ctx_.i64(fullStrips));
+          Value *rowEnd = b_.CreateSelect(
+              full, b_.CreateNUWAdd(r0, ctx_.i64(lanes_)), ctx_.i64(t_.rows));
+          Value *colBegin = ctx_.i64(0);
+          if (fullStrips > 0 && fullCols > 0) {
+            if (Error e = emitIf(
+                    ctx_, full, [&] { return emitTileRow(r0, fullCols); },
+                    "tr.full"))
               return e;
-          if (fullRows < t_.rows)
-            return emitElements(fullRows, t_.rows, 0, t_.cols);
-          return Error::success();
+            colBegin = b_.CreateSelect(full, ctx_.i64(fullCols), colBegin);
+          }
+          return emitElements(r0, rowEnd, colBegin, ctx_.i64(t_.cols));
         },
-        "tr.batch");
+        "tr.strip");
   }
 
 private:
-  Error emitTiles(int64_t fullRows, int64_t fullCols) {
-    if (fullRows == 0 || fullCols == 0)
-      return Error::success();
+  /// The tiles of the L rows from r0, over columns [0, fullCols).
+  Error emitTileRow(Value *r0, int64_t fullCols) {
     uint64_t align = ir::byteSize(dtype_);
     return emitRangeLoop(
-        ctx_, ctx_.i64(0), ctx_.i64(fullRows), lanes_,
-        [&](Value *r0) {
-          return emitRangeLoop(
-              ctx_, ctx_.i64(0), ctx_.i64(fullCols), lanes_,
-              [&](Value *c0) -> Error {
-                std::vector<Value *> rows;
-                for (int64_t i = 0; i < lanes_; ++i)
-                  rows.push_back(loadLanes(
-                      ctx_, dtype_,
-                      at(in_, b_.CreateNUWAdd(r0, ctx_.i64(i)), c0, t_.cols),
-                      lanes_, lanes_, align));
-                transposeInRegisters(b_, rows);
-                for (int64_t j = 0; j < lanes_; ++j)
-                  storeLanes(
-                      ctx_, dtype_,
-                      at(out_, b_.CreateNUWAdd(c0, ctx_.i64(j)), r0, t_.rows),
-                      rows[size_t(j)], lanes_, align);
-                return Error::success();
-              },
-              "tr.col");
+        ctx_, ctx_.i64(0), ctx_.i64(fullCols), lanes_,
+        [&](Value *c0) -> Error {
+          std::vector<Value *> rows;
+          for (int64_t i = 0; i < lanes_; ++i)
+            rows.push_back(loadLanes(
+                ctx_, dtype_,
+                at(in_, b_.CreateNUWAdd(r0, ctx_.i64(i)), c0, t_.cols), lanes_,
+                lanes_, align));
+          transposeInRegisters(b_, rows);
+          for (int64_t j = 0; j < lanes_; ++j)
+            storeLanes(ctx_, dtype_,
+                       at(out_, b_.CreateNUWAdd(c0, ctx_.i64(j)), r0, t_.rows),
+                       rows[size_t(j)], lanes_, align);
+          return Error::success();
         },
-        "tr.row");
+        "tr.col");
   }
 
-  Error emitElements(int64_t rowBegin, int64_t rowEnd, int64_t colBegin,
-                     int64_t colEnd) {
+  /// Element by element, rows [rowBegin, rowEnd) x columns [colBegin,
+  /// colEnd) (either may be empty).
+  Error emitElements(Value *rowBegin, Value *rowEnd, Value *colBegin,
+                     Value *colEnd) {
     llvm::Type *type = ctx_.storageType(dtype_);
     llvm::Align align(ir::byteSize(dtype_));
-    return emitRangeLoop(
-        ctx_, ctx_.i64(rowBegin), ctx_.i64(rowEnd), 1,
+    return ctx_.emitLoop(
+        rowBegin, rowEnd, 1,
         [&](Value *r) {
-          return emitRangeLoop(
-              ctx_, ctx_.i64(colBegin), ctx_.i64(colEnd), 1,
+          return ctx_.emitLoop(
+              colBegin, colEnd, 1,
               [&](Value *c) -> Error {
                 Value *value =
                     b_.CreateAlignedLoad(type, at(in_, r, c, t_.cols), align);
@@ -193,18 +203,27 @@ Expected<bool> emitTransposeKernel(EmitterContext &ctx,
     lanes *= 2;
   if (lanes < 4 || t->rows < lanes || t->cols < lanes)
     return false;
+  TransposeEmitter emitter(ctx, dtype, *t, lanes);
+  int64_t units = emitter.units();
+  // Memory-bound: a strip costs the bytes it reads and writes.
+  int64_t stripBytes = 2 * lanes * t->cols * int64_t(ir::byteSize(dtype));
+  TaskSplit split =
+      ctx.parallelPool() ? splitUnits(units, stripBytes) : TaskSplit{};
   std::string key =
-      fmt::format("transpose {} b{} r{} c{} l{}", ir::dtypeName(dtype),
-                  t->batch, t->rows, t->cols, lanes);
-  Expected<llvm::Function *> function =
-      kernelFunction(ctx, key, 2, [&](llvm::Function &f) {
-        return TransposeEmitter(ctx, dtype, *t, lanes)
-            .emit(f.getArg(0), f.getArg(1));
-      });
+      fmt::format("transpose {} b{} r{} c{} l{} t{}", ir::dtypeName(dtype),
+                  t->batch, t->rows, t->cols, lanes, split.tasks);
+  Expected<llvm::Function *> function = kernelFunction(
+      ctx, key, 2,
+      [&](llvm::Function &f) {
+        UnitRange range =
+            taskUnits(ctx, split, units, f.getArg(2), f.getArg(3));
+        return emitter.emit(f.getArg(0), f.getArg(1), range);
+      },
+      1, /*taskRange=*/true);
   if (!function)
     return function.takeError();
-  ctx.builder().CreateCall(
-      *function, {ctx.outputBuffer(transpose).address, input->address});
+  emitKernelCall(ctx, **function,
+                 {ctx.outputBuffer(transpose).address, input->address}, split);
   return true;
 }
 
