@@ -160,15 +160,19 @@ def mutate_text(rng, text, other=None):
 # --- JSON tree -------------------------------------------------------------
 
 def _json_slots(value, slots):
-    """Every (container, key) pair of a parsed JSON document."""
-    if isinstance(value, dict):
-        for key in value:
-            slots.append((value, key))
-            _json_slots(value[key], slots)
-    elif isinstance(value, list):
-        for index in range(len(value)):
-            slots.append((value, index))
-            _json_slots(value[index], slots)
+    """Every (container, key) pair of a parsed JSON document. Iterative: a
+    mutant nested thousands deep must not exceed Python's recursion limit."""
+    pending = [value]
+    while pending:
+        value = pending.pop()
+        if isinstance(value, dict):
+            for key in value:
+                slots.append((value, key))
+                pending.append(value[key])
+        elif isinstance(value, list):
+            for index in range(len(value)):
+                slots.append((value, index))
+                pending.append(value[index])
     return slots
 
 

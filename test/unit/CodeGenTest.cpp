@@ -158,8 +158,8 @@ ir::Literal makeInput(const ir::Shape &shape, uint64_t seed) {
     auto put = [&](auto value) { std::memcpy(p, &value, sizeof value); };
     switch (t) {
     case ir::DType::Pred: put(uint8_t(u < 0.5)); break;
-    case ir::DType::S8: put(int8_t(v)); break;
-    case ir::DType::S16: put(int16_t(v)); break;
+    case ir::DType::S8: put(int8_t(int64_t(v))); break; // wraps, like U8
+    case ir::DType::S16: put(int16_t(int64_t(v))); break;
     case ir::DType::S32:
       put(i == 3 ? INT32_MIN : int32_t(v)); break;
     case ir::DType::S64:
