@@ -2,6 +2,7 @@
 #include "Common/PoolLowering.h"
 
 #include "kiln/Import/LiteralUtil.h"
+#include "kiln/Support/CheckedArithmetic.h"
 
 #include <cmath>
 #include <fmt/format.h>
@@ -85,19 +86,28 @@ Value reduceWindow(GraphBuilder &b, Value x, const PoolWindow &window,
                std::move(attrs));
 }
 
-/// How many taps of each output position along dimension d count.
+/// floor(a / b) for b > 0.
+int64_t floorQuotient(int64_t a, int64_t b) {
+  return a / b - (a % b != 0 && a < 0);
+}
+
+/// How many taps of each output position along dimension d count: the taps
+/// t in [0, size) with lo <= start + t * dilation < hi, counted in closed
+/// form (a window may have billions of taps).
 std::vector<int64_t> tapCounts(const PoolWindow &w, size_t d, int64_t in,
                                int64_t outSize, bool includePad) {
   int64_t lo = includePad ? -w.padLow[d] : 0;
   int64_t hi = includePad ? in + w.padHigh[d] : in;
+  // The readers reject dilations below 1.
+  int64_t dilation = std::max<int64_t>(w.dilations[d], 1);
+  int64_t last = w.sizes[d] - 1;
   std::vector<int64_t> counts;
   for (int64_t o = 0; o < outSize; ++o) {
-    int64_t start = o * w.strides[d] - w.padLow[d], n = 0;
-    for (int64_t t = 0; t < w.sizes[d]; ++t) {
-      int64_t pos = start + t * w.dilations[d];
-      n += pos >= lo && pos < hi;
-    }
-    counts.push_back(n);
+    int64_t start = o * w.strides[d] - w.padLow[d];
+    int64_t first = std::max<int64_t>(
+        0, -floorQuotient(-(lo - start), dilation)); // ceil
+    int64_t end = std::min(last, floorQuotient(hi - start - 1, dilation));
+    counts.push_back(std::max<int64_t>(0, end - first + 1));
   }
   return counts;
 }
@@ -110,6 +120,15 @@ Value divisor(GraphBuilder &b, Value x, Value sum, const PoolWindow &w,
   std::vector<std::vector<int64_t>> counts(rank);
   std::vector<int64_t> dims(rank, 1);
   for (size_t d = 0; d < rank; ++d) {
+    // A window of one tap and no padding (batch and channel dimensions)
+    // counts one everywhere; no table, however large the dimension.
+    if (w.sizes[d] == 1 && w.padLow[d] == 0 && w.padHigh[d] == 0) {
+      counts[d] = {1};
+      continue;
+    }
+    if (!b.hostTableFits("the average pool's tap counts",
+                         sum->shape().dim(d), sizeof(int64_t)))
+      return nullptr;
     counts[d] = tapCounts(w, d, x->shape().dim(d), sum->shape().dim(d),
                           includePad);
     bool uniform = true;
@@ -121,6 +140,9 @@ Value divisor(GraphBuilder &b, Value x, Value sum, const PoolWindow &w,
       counts[d].resize(1);
     dims[d] = int64_t(counts[d].size());
   }
+  if (!b.hostTableFits("the average pool's divisor", checkedProduct(dims),
+                       sizeof(double)))
+    return nullptr;
   ir::Shape shape(x->shape().dtype(), dims);
   std::vector<double> values(size_t(shape.numElements()));
   std::vector<int64_t> index(rank, 0);

@@ -336,7 +336,7 @@ Error checkOutput(const onnxpb::ValueInfoProto &info, Value value,
                        dtype.errorMessage());
     if (*dtype != shape.dtype())
       return makeError("{}: output '{}' is declared {} but the graph computes "
-                       "{} (a lowering bug)",
+                       "{} (the declaration is wrong, or kiln lowered the graph wrongly)",
                        state.file, info.name(), ir::dtypeName(*dtype),
                        shape.toString());
   }
@@ -349,7 +349,7 @@ Error checkOutput(const onnxpb::ValueInfoProto &info, Value value,
               declared.dim(i).dim_value() == shape.dim(size_t(i));
   if (!matches)
     return makeError("{}: output '{}' is declared with shape {} but the graph "
-                     "computes {} (a lowering bug)",
+                     "computes {} (the declaration is wrong, or kiln lowered the graph wrongly)",
                      state.file, info.name(), describeDims(declared),
                      shape.toString());
   return Error::success();
