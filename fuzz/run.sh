@@ -2,7 +2,7 @@
 # Builds kiln's libFuzzer targets with clang in ./build-fuzz and runs each for
 # a fixed time (docs/fuzzing.md).
 #
-#   fuzz/run.sh [--seconds N] [--jobs J] [--seed S] [--build-only] [TARGET...]
+#   fuzz/run.sh [--seconds N] [--runs R] [--jobs J] [--seed S] [--build-only] [TARGET...]
 #
 # TARGET is a name from fuzz/CMakeLists.txt (onnx, graphdef-binary, hlo, ...);
 # default: all of them. Each run starts from the seed corpus (collected once
@@ -15,18 +15,22 @@
 # A long campaign is the same command with more time and more processes,
 # e.g. `fuzz/run.sh --seconds 3600 --jobs 4 onnx` (--jobs J runs J fuzzing
 # processes of one target at once, sharing its corpus). --seed S fixes
-# libFuzzer's random seed (CI uses 1, so a run explores the same mutations
-# every time); by default each run draws a new one.
+# libFuzzer's random seed and --runs R stops each target after R executions
+# (whichever of --seconds and --runs comes first): CI uses both, so its run
+# is short and much the same on every machine (coverage feedback is not
+# exactly reproducible, so later inputs can differ a little). By default each
+# run draws a new seed and is bounded by time only.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${KILN_FUZZ_BUILD_DIR:-$root/build-fuzz}
-seconds=15 jobs=1 seed=0 build_only=0 targets=()
+seconds=15 runs=-1 jobs=1 seed=0 build_only=0 targets=()
 while [[ $# -gt 0 ]]; do
   case $1 in
   --seconds) seconds=$2; shift 2 ;;
   --jobs) jobs=$2; shift 2 ;;
   --seed) seed=$2; shift 2 ;;
+  --runs) runs=$2; shift 2 ;;
   --build-only) build_only=1; shift ;;
   -*) echo "fuzz/run.sh: error: unknown option '$1'" >&2; exit 2 ;;
   *) targets+=("$1"); shift ;;
@@ -62,7 +66,7 @@ for target in "${targets[@]}"; do
   # -rss_limit_mb / -malloc_limit_mb: a reader that asks for gigabytes is a
   # finding (issue 14), not something to wait for. -timeout: a hang is too.
   options=(-max_total_time="$seconds" -timeout=20 -rss_limit_mb=2560 -malloc_limit_mb=2048
-           -dict="$root/fuzz/dicts/$target.dict" -print_final_stats=1 -seed="$seed"
+           -dict="$root/fuzz/dicts/$target.dict" -print_final_stats=1 -seed="$seed" -runs="$runs"
            -artifact_prefix="$build/fuzz-artifacts/$target-")
   [[ $jobs -le 1 ]] || options+=(-fork="$jobs")
   status=0

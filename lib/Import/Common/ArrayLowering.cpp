@@ -49,7 +49,14 @@ resolveReshape(GraphBuilder &b, const std::vector<int64_t> &inDims,
       b.fail(fmt::format("invalid reshape target [{}]", fmt::join(target, ",")));
       return std::nullopt;
     }
-    known *= target[i];
+    std::optional<int64_t> product = checkedMul(known, target[i]);
+    if (!product) {
+      b.fail(fmt::format("reshape target [{}] has more elements than fit in "
+                         "64 bits",
+                         fmt::join(target, ",")));
+      return std::nullopt;
+    }
+    known = *product;
   }
   int64_t total = product(inDims);
   if (inferred >= 0) {
