@@ -70,6 +70,13 @@ inline std::optional<int64_t> checkedFloatToInt(double value) {
   return int64_t(value);
 }
 
+/// floor(a / b), rounding toward negative infinity as Python's // does
+/// (C++'s / rounds toward zero). b must not be 0, and a / b must not
+/// overflow (INT64_MIN / -1).
+inline int64_t floorDiv(int64_t a, int64_t b) {
+  return a / b - (a % b != 0 && (a < 0) != (b < 0));
+}
+
 } // namespace kiln
 
 #endif // KILN_SUPPORT_CHECKEDARITHMETIC_H

@@ -86,11 +86,6 @@ Value reduceWindow(GraphBuilder &b, Value x, const PoolWindow &window,
                std::move(attrs));
 }
 
-/// floor(a / b) for b > 0.
-int64_t floorQuotient(int64_t a, int64_t b) {
-  return a / b - (a % b != 0 && a < 0);
-}
-
 /// How many taps of each output position along dimension d count: the taps
 /// t in [0, size) with lo <= start + t * dilation < hi, counted in closed
 /// form (a window may have billions of taps).
@@ -105,8 +100,8 @@ std::vector<int64_t> tapCounts(const PoolWindow &w, size_t d, int64_t in,
   for (int64_t o = 0; o < outSize; ++o) {
     int64_t start = o * w.strides[d] - w.padLow[d];
     int64_t first = std::max<int64_t>(
-        0, -floorQuotient(-(lo - start), dilation)); // ceil
-    int64_t end = std::min(last, floorQuotient(hi - start - 1, dilation));
+        0, -floorDiv(-(lo - start), dilation)); // ceil
+    int64_t end = std::min(last, floorDiv(hi - start - 1, dilation));
     counts.push_back(std::max<int64_t>(0, end - first + 1));
   }
   return counts;

@@ -12,6 +12,7 @@
 #include "Common/MatMulLowering.h"
 #include "Common/PoolLowering.h"
 #include "Onnx/OnnxOps.h"
+#include "kiln/Support/CheckedArithmetic.h"
 
 #include <cmath>
 #include <fmt/format.h>
@@ -21,11 +22,6 @@ namespace kiln::import::onnx {
 using ir::Opcode;
 
 namespace {
-
-/// Floor division (Python's //), for SAME padding of a negative total.
-int64_t floorDiv(int64_t a, int64_t b) {
-  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
-}
 
 /// Reads auto_pad, strides, dilations and pads for `spatial` dimensions.
 std::optional<ConvParams> readWindowAttrs(OnnxNodeContext &ctx,
