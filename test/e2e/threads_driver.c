@@ -10,8 +10,8 @@
  * written in place) and poisoned results and arena, and is compared with
  * memcmp. --min-tasks fails unless some kernel was split into at least M
  * tasks (so the test cannot pass without exercising the pool). --bench N
- * alternates N serial and N pooled calls (the first --threads count) and
- * prints the medians, and the share of a serial run spent in split kernels
+ * alternates N serial and N pooled calls (the first --threads count), each
+ * timed after an untimed call of the same path, and prints the medians, and the share of a serial run spent in split kernels
  * (what the pool can speed up). Links with the per-model table of run_e2e.py's
  * write_table (kiln_e2e_*), and -pthread. */
 #define _POSIX_C_SOURCE 200809L /* clock_gettime */
@@ -118,11 +118,17 @@ typedef struct Buffers {
   void *args[kMaxBuffers], *results[kMaxBuffers], *arena;
 } Buffers;
 
-/* Fresh args, poisoned results and arena. */
-static void prepare(Buffers *b) {
+/* Fresh args (variables may have been written in place). */
+static void refreshArgs(Buffers *b) {
   size_t i;
   for (i = 0; i < kiln_e2e_num_args; ++i)
     memcpy(b->args[i], b->inputs[i], kiln_e2e_arg_sizes[i]);
+}
+
+/* Fresh args, poisoned results and arena. */
+static void prepare(Buffers *b) {
+  size_t i;
+  refreshArgs(b);
   for (i = 0; i < kiln_e2e_num_results; ++i)
     memset(b->results[i], kPoison, kiln_e2e_result_sizes[i]);
   memset(b->arena, 0xEE, kiln_e2e_arena_size);
@@ -175,6 +181,18 @@ static void timedSerialFor(void *ctx, int64_t n, void (*fn)(void *, int64_t),
   splitSeconds += now() - start;
 }
 
+/* The time of one call of a path, after an untimed call of the same path. */
+static double timedCall(Buffers *b, const kiln_parallel *pool,
+                        int serialEntry) {
+  double start;
+  refreshArgs(b);
+  call(b, pool, serialEntry);
+  refreshArgs(b);
+  start = now();
+  call(b, pool, serialEntry);
+  return now() - start;
+}
+
 static void bench(Buffers *b, int threads, int n) {
   kiln_pool *pool = kiln_pool_create(threads);
   kiln_parallel parallel = kiln_pool_parallel(pool);
@@ -184,18 +202,15 @@ static void bench(Buffers *b, int threads, int n) {
   double *fraction = calloc((size_t)n, sizeof(double));
   double t, s, p;
   int i;
-  runOnce(b, &parallel, 0); /* warm up both paths */
-  runOnce(b, NULL, 1);
+  /* Like an inference loop: the caller writes its inputs, and the arena and
+   * results stay as the last call of the same path left them. Poisoning the
+   * arena, or timing a pooled call right after a serial one, would leave
+   * most of it in one core's cache for the other thread to fetch (and the
+   * other way round), which no loop calling one path does. */
   for (i = 0; i < n; ++i) {
-    prepare(b);
-    t = now();
-    call(b, NULL, 1);
-    serial[i] = now() - t;
-    prepare(b);
-    t = now();
-    call(b, &parallel, 0);
-    pooled[i] = now() - t;
-    prepare(b);
+    serial[i] = timedCall(b, NULL, 1);
+    pooled[i] = timedCall(b, &parallel, 0);
+    refreshArgs(b);
     splitSeconds = 0;
     t = now();
     call(b, &timed, 0);
