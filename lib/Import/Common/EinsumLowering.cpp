@@ -22,6 +22,18 @@ bool contains(const std::string &labels, char label) {
   return labels.find(label) != std::string::npos;
 }
 
+bool isLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+
+/// Whether a term is letters with at most one "...": the expansion below
+/// gives a term one label per dimension only then (a stray '.' or a digit
+/// would become a label of its own).
+bool wellFormedTerm(const std::string &term) {
+  size_t at = term.find("...");
+  std::string labels =
+      at == std::string::npos ? term : term.substr(0, at) + term.substr(at + 3);
+  return std::all_of(labels.begin(), labels.end(), isLetter);
+}
+
 /// Replaces "..." in `term` by the last `count` of `all` ellipsis labels.
 std::string expandEllipsis(const std::string &term, const std::string &all,
                            size_t count) {
@@ -48,10 +60,19 @@ Expected<Equation> parseEquation(std::string text,
   if (terms.size() != operands.size())
     return makeError("einsum equation '{}' names {} operands but the node has {}",
                      text, terms.size(), operands.size());
+  std::string output =
+      arrow == std::string::npos ? std::string() : text.substr(arrow + 2);
+  for (const std::string &term : terms)
+    if (!wellFormedTerm(term))
+      return makeError("einsum term '{}' in '{}' is not letters with at most one "
+                       "'...'", term, text);
+  if (!wellFormedTerm(output))
+    return makeError("einsum output '{}' in '{}' is not letters with at most one "
+                     "'...'", output, text);
   std::vector<size_t> ellipsisRanks;
   size_t maxEllipsis = 0;
   for (size_t i = 0; i < terms.size(); ++i) {
-    bool hasEllipsis = contains(terms[i], '.');
+    bool hasEllipsis = contains(terms[i], '.'); // well formed: one "..."
     int64_t letters = int64_t(terms[i].size()) - (hasEllipsis ? 3 : 0);
     int64_t rest = operands[i]->shape().rank() - letters;
     if (rest < 0 || (!hasEllipsis && rest != 0))
@@ -67,7 +88,11 @@ Expected<Equation> parseEquation(std::string text,
   for (size_t i = 0; i < terms.size(); ++i)
     eq.inputs.push_back(expandEllipsis(terms[i], ellipsis, ellipsisRanks[i]));
   if (arrow != std::string::npos) {
-    eq.output = expandEllipsis(text.substr(arrow + 2), ellipsis, maxEllipsis);
+    eq.output = expandEllipsis(output, ellipsis, maxEllipsis);
+    for (size_t k = 0; k < eq.output.size(); ++k)
+      if (eq.output.find(eq.output[k], k + 1) != std::string::npos)
+        return makeError("einsum output '{}' in '{}' repeats label '{}'", output,
+                         text, eq.output[k]);
     return eq;
   }
   // Implicit output: the ellipsis, then letters used once, alphabetically.
