@@ -340,14 +340,33 @@ void lowerScan8(OnnxNodeContext &ctx, size_t stateCount, size_t scanCount) {
   spec.inDirections = *directions;
   spec.outAxes.assign(spec.scanOutputs, 0);
   spec.outDirections.assign(spec.scanOutputs, 0);
-  Value first = ctx.input(1);
-  int64_t batch = first->shape().rank() > 0 ? first->shape().dim(0) : 0;
+  // States and scan inputs, each with the batch as dimension 0; scan inputs
+  // also have the sequence as dimension 1.
+  std::vector<Value> data;
+  for (size_t i = 0; i < stateCount + scanCount; ++i) {
+    Value x = ctx.input(1 + i);
+    if (!x)
+      return;
+    size_t minRank = i < stateCount ? 1 : 2;
+    if (size_t(x->shape().rank()) < minRank)
+      return void(ctx.fail(fmt::format(
+          "input {} ({}) must have rank >= {} (a batch dimension{}) but is {}",
+          1 + i, i < stateCount ? "a state" : "a scan input", minRank,
+          i < stateCount ? "" : ", then the sequence", x->shape().toString())));
+    data.push_back(x);
+  }
+  int64_t batch = data.front()->shape().dim(0);
+  for (size_t i = 0; i < data.size(); ++i)
+    if (data[i]->shape().dim(0) != batch)
+      return void(ctx.fail(fmt::format(
+          "input {} has batch size {} but input 1 has {}", 1 + i,
+          data[i]->shape().dim(0), batch)));
   if (ctx.hasInput(0)) {
     std::optional<std::vector<int64_t>> lengths =
         ctx.constantInts(0, "sequence_lens");
     if (!lengths)
       return;
-    int64_t full = ctx.input(1 + stateCount)->shape().dim(1);
+    int64_t full = data[stateCount]->shape().dim(1);
     for (int64_t length : *lengths)
       if (length != full)
         return void(ctx.fail(fmt::format(
@@ -359,8 +378,7 @@ void lowerScan8(OnnxNodeContext &ctx, size_t stateCount, size_t scanCount) {
   for (int64_t n = 0; n < batch; ++n) {
     std::vector<Value> states, sequences;
     for (size_t i = 0; i < stateCount + scanCount; ++i) {
-      Value x = ctx.input(1 + i);
-      Value entry = squeezeDims(b, b.sliceDim(x, 0, n, n + 1), {0});
+      Value entry = squeezeDims(b, b.sliceDim(data[i], 0, n, n + 1), {0});
       (i < stateCount ? states : sequences).push_back(entry);
     }
     std::optional<std::vector<Value>> results =
