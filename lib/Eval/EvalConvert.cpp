@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "EvalInternal.h"
 #include "EvalScalarOps.h"
+#include "kiln/Support/CheckedArithmetic.h"
 
 #include <cmath>
 #include <limits>
@@ -31,20 +32,6 @@ float toFloatRoundToOdd(double value) {
   bits |= 1;
   std::memcpy(&rounded, &bits, sizeof bits);
   return rounded;
-}
-
-/// Truncates toward zero, clamping to I's range; NaN gives 0.
-template <typename I> I saturatingCast(double value) {
-  if (std::isnan(value))
-    return I(0);
-  const double lowest = double(std::numeric_limits<I>::min()); // exact
-  // One past the largest value: 2^digits, exact in double.
-  const double pastMax = std::ldexp(1.0, std::numeric_limits<I>::digits);
-  if (value <= lowest)
-    return std::numeric_limits<I>::min();
-  if (value >= pastMax)
-    return std::numeric_limits<I>::max();
-  return I(value);
 }
 
 template <DType kFrom, DType kTo>

@@ -68,3 +68,16 @@ TEST_CASE("floorDiv rounds toward negative infinity", "[checked]") {
   CHECK(floorDiv(kMax, -1) == -kMax);
   CHECK(floorDiv(kMin + 1, 2) == kMin / 2);
 }
+
+TEST_CASE("saturatingCast truncates, clamps and maps NaN to 0", "[checked]") {
+  CHECK(saturatingCast<int32_t>(-2.9) == -2);
+  CHECK(saturatingCast<int32_t>(2147483647.5) == 2147483647);
+  CHECK(saturatingCast<int32_t>(1e30) == std::numeric_limits<int32_t>::max());
+  CHECK(saturatingCast<int32_t>(-1e30) == std::numeric_limits<int32_t>::min());
+  CHECK(saturatingCast<uint8_t>(-1.0) == 0);
+  CHECK(saturatingCast<uint8_t>(255.9) == 255);
+  CHECK(saturatingCast<uint8_t>(256.0) == 255);
+  CHECK(saturatingCast<int64_t>(9223372036854775808.0) == kMax);
+  CHECK(saturatingCast<int64_t>(std::nan("")) == 0);
+  CHECK(saturatingCast<int8_t>(std::numeric_limits<double>::infinity()) == 127);
+}

@@ -15,6 +15,8 @@
 
 #include <catch2/catch.hpp>
 
+#include <cmath>
+
 using namespace kiln;
 using namespace kiln::import;
 using ir::DType;
@@ -123,6 +125,11 @@ TEST_CASE("literal helpers convert across dtypes", "[import]") {
   CHECK(literalToInts(pred) == std::vector<int64_t>{0, 1, 1});
   ir::Literal u8 = literalFromInts(Shape(DType::U8, {1}), {200});
   CHECK(elementAsInt(u8, 0) == 200);
+  // Doubles to integers as `convert` does: truncate, clamp, NaN to 0.
+  ir::Literal s32 = literalFromDoubles(
+      Shape(DType::S32, {4}), {-2.5, 1e30, -1e30, std::nan("")});
+  CHECK(literalToInts(s32) ==
+        std::vector<int64_t>{-2, 2147483647, -2147483648LL, 0});
 }
 
 TEST_CASE("normalizeAxis accepts [-rank, rank)", "[import]") {

@@ -20,8 +20,9 @@ int64_t elementAsInt(const ir::Literal &literal, int64_t index);
 std::vector<double> literalToDoubles(const ir::Literal &literal);
 std::vector<int64_t> literalToInts(const ir::Literal &literal);
 
-/// A literal of `shape` from values converted as a C++ static_cast would
-/// (floats to f16/bf16 round to nearest even).
+/// A literal of `shape` from values converted as kiln's `convert` does:
+/// to an integer type truncated toward zero and clamped to its range, NaN
+/// to 0; to f16/bf16 rounded to nearest even; to pred, nonzero is true.
 ir::Literal literalFromDoubles(const ir::Shape &shape,
                                const std::vector<double> &values);
 ir::Literal literalFromInts(const ir::Shape &shape,

@@ -13,6 +13,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <optional>
 #include <vector>
 
@@ -68,6 +69,22 @@ inline std::optional<int64_t> checkedFloatToInt(double value) {
   if (!(value >= -9223372036854775808.0 && value < 9223372036854775808.0))
     return std::nullopt;
   return int64_t(value);
+}
+
+/// A double converted to the integer type I as kiln's `convert` does it:
+/// truncated toward zero, clamped to I's range, NaN to 0 (the C++ conversion
+/// of a value outside the range is undefined).
+template <typename I> I saturatingCast(double value) {
+  if (std::isnan(value))
+    return I(0);
+  const double lowest = double(std::numeric_limits<I>::min()); // exact
+  // One past the largest value: 2^digits, exact in double.
+  const double pastMax = std::ldexp(1.0, std::numeric_limits<I>::digits);
+  if (value <= lowest)
+    return std::numeric_limits<I>::min();
+  if (value >= pastMax)
+    return std::numeric_limits<I>::max();
+  return I(value);
 }
 
 /// floor(a / b), rounding toward negative infinity as Python's // does

@@ -1,10 +1,12 @@
 //===- LiteralUtil.cpp - Element-wise literal conversion ------------------===//
 #include "kiln/Import/LiteralUtil.h"
 
+#include "kiln/Support/CheckedArithmetic.h"
 #include "kiln/Support/Float16.h"
 
 #include <cassert>
 #include <cstring>
+#include <type_traits>
 
 namespace kiln::import {
 
@@ -88,7 +90,11 @@ ir::Literal literalFromDoubles(const ir::Shape &shape,
       storeAs(literal, int64_t(i), uint8_t(values[i] != 0));
     else
       withPlainType(dtype, [&](auto tag) {
-        storeAs(literal, int64_t(i), static_cast<decltype(tag)>(values[i]));
+        using T = decltype(tag);
+        if constexpr (std::is_integral_v<T>)
+          storeAs(literal, int64_t(i), saturatingCast<T>(values[i]));
+        else
+          storeAs(literal, int64_t(i), T(values[i]));
       });
   }
   return literal;

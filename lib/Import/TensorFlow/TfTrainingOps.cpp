@@ -110,8 +110,9 @@ LossAndBackprop softmaxCrossEntropy(TfNodeContext &c, Value logits,
   GraphBuilder &b = c.builder();
   if (!logits || !labels)
     return {};
-  if (logits->shape().rank() != 2) {
-    c.fail(fmt::format("logits must be 2-D [batch, classes] but are {}",
+  if (logits->shape().rank() != 2 || !ir::isFloat(logits->shape().dtype())) {
+    c.fail(fmt::format("logits must be 2-D floating point [batch, classes] "
+                       "but are {}",
                        logits->shape().toString()));
     return {};
   }
@@ -158,6 +159,12 @@ void lowerSparseSoftmaxCrossEntropyWithLogits(TfNodeContext &c) {
   if (shape.rank() != 2 || labels->shape().rank() != 1 ||
       labels->shape().dim(0) != shape.dim(0)) {
     c.fail(fmt::format("expected logits [batch, classes] and labels [batch] "
+                       "but got {} and {}",
+                       shape.toString(), labels->shape().toString()));
+    return;
+  }
+  if (!ir::isFloat(shape.dtype()) || !ir::isInteger(labels->shape().dtype())) {
+    c.fail(fmt::format("expected floating-point logits and integer labels "
                        "but got {} and {}",
                        shape.toString(), labels->shape().toString()));
     return;
