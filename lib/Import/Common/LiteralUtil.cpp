@@ -55,8 +55,8 @@ double elementAsDouble(const ir::Literal &literal, int64_t index) {
 
 int64_t elementAsInt(const ir::Literal &literal, int64_t index) {
   DType dtype = literal.shape().dtype();
-  if (ir::isFloat(dtype))
-    return int64_t(elementAsDouble(literal, index));
+  if (ir::isFloat(dtype)) // as `convert`: past int64's range saturates
+    return saturatingCast<int64_t>(elementAsDouble(literal, index));
   return withPlainType(dtype, [&](auto tag) {
     return int64_t(loadAs<decltype(tag)>(literal, index));
   });

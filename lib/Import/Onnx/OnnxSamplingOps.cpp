@@ -303,12 +303,19 @@ void lowerRoiAlign(OnnxNodeContext &ctx) {
         "the roi values; an ahead-of-time compiler needs sampling_ratio > 0"));
   int64_t outH = ctx.attrInt("output_height", 1);
   int64_t outW = ctx.attrInt("output_width", 1);
+  double spatialScale = ctx.attrFloat("spatial_scale", 1.0);
+  if (!b.ok()) // an attribute of the wrong type
+    return;
+  if (outH < 1 || outW < 1)
+    return void(ctx.fail(fmt::format(
+        "output_height and output_width must be positive but are {} and {}",
+        outH, outW)));
   DType dtype = x->shape().dtype(), type = computeType(dtype);
   bool halfPixel = transform == "half_pixel";
   Value box =
       b.binary(Opcode::Subtract,
                b.binary(Opcode::Multiply, b.convert(rois, type),
-                        b.scalar(type, ctx.attrFloat("spatial_scale", 1.0))),
+                        b.scalar(type, spatialScale)),
                b.scalar(type, halfPixel ? 0.5 : 0.0));
   int64_t r = rd[0];
   auto coordinate = [&](int64_t i) {
