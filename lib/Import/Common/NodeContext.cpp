@@ -30,8 +30,14 @@ NodeContext::constantInts(size_t i, std::string_view what) {
     fail(fmt::format("expected input {} ({}) but it is missing", i, what));
     return std::nullopt;
   }
-  std::optional<std::vector<int64_t>> values =
-      GraphBuilder::constantInts(input(i));
+  Value x = input(i);
+  if (x && x->shape().numElements() > kMaxConstantInts) {
+    fail(fmt::format("input {} ({}) has {} values; kiln reads at most {} "
+                     "values of such an input",
+                     i, what, x->shape().numElements(), kMaxConstantInts));
+    return std::nullopt;
+  }
+  std::optional<std::vector<int64_t>> values = GraphBuilder::constantInts(x);
   if (!values && builder_.ok())
     fail(fmt::format("input {} ({}) must be a compile-time constant, but it {}",
                      i, what, notConstantHint()));

@@ -41,8 +41,12 @@ public:
   /// Input i as integers when it is a constant (after import-time folding);
   /// otherwise records "input i (what) must be a compile-time constant"
   /// with the front end's hint on how to make it one, and returns nullopt.
+  /// These are shape-like values (axes, sizes, pads, a trip count): a
+  /// constant of more than kMaxConstantInts elements is an error, before
+  /// it is converted (a bad model's 800 MB block_shape took gigabytes).
   std::optional<std::vector<int64_t>> constantInts(size_t i,
                                                    std::string_view what);
+  static constexpr int64_t kMaxConstantInts = int64_t(1) << 20;
   /// Input i as a double when it is a one-element constant (Range's start,
   /// limit and delta); otherwise records an error and returns nullopt.
   std::optional<double> constantScalar(size_t i, std::string_view what);
