@@ -256,10 +256,13 @@ Value GraphBuilder::sliceDim(Value x, int64_t dim, int64_t start,
                              int64_t limit, int64_t stride) {
   if (!x)
     return fail("internal error: null operand");
+  if (dim < 0 || dim >= x->shape().rank())
+    return fail(fmt::format("cannot slice dimension {} of {}", dim,
+                            x->shape().toString()));
   std::vector<ir::SliceDim> dims;
   for (int64_t size : x->shape().dims())
     dims.push_back({0, size, 1});
-  dims.at(size_t(dim)) = {start, limit, stride};
+  dims[size_t(dim)] = {start, limit, stride};
   return slice(x, std::move(dims));
 }
 

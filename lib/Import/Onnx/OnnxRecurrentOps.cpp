@@ -286,6 +286,41 @@ Value readLengths(OnnxNodeContext &ctx, int64_t seq) {
   return lengths;
 }
 
+/// B, sequence_lens, initial_h, initial_c and P, where present, have the
+/// shapes the direction count, batch and hidden size ask for.
+Error checkOptionalInputs(OnnxNodeContext &ctx, const CellSpec &spec,
+                          int64_t dirs, const Recurrence &r, bool batchMajor) {
+  int64_t gh = spec.gates * r.hidden;
+  std::vector<int64_t> state = batchMajor
+                                   ? std::vector<int64_t>{r.batch, dirs, r.hidden}
+                                   : std::vector<int64_t>{dirs, r.batch, r.hidden};
+  struct Expected {
+    size_t input;
+    const char *name;
+    std::vector<int64_t> dims;
+    bool lstmOnly;
+  };
+  const Expected expected[] = {
+      {3, "B", {dirs, 2 * gh}, false},
+      {4, "sequence_lens", {r.batch}, false},
+      {5, "initial_h", state, false},
+      {6, "initial_c", state, true},
+      {7, "P", {dirs, 3 * r.hidden}, true},
+  };
+  for (const Expected &e : expected) {
+    if (!ctx.hasInput(e.input) || (e.lstmOnly && spec.cell != Cell::Lstm))
+      continue;
+    Value v = ctx.input(e.input);
+    if (!v)
+      return makeError("input {} ({}) is missing", e.input, e.name);
+    if (v->shape().dims() != e.dims)
+      return makeError("input {} ({}) must be {} but is {}", e.input, e.name,
+                       ir::Shape(v->shape().dtype(), e.dims).toString(),
+                       v->shape().toString());
+  }
+  return Error::success();
+}
+
 void lowerRecurrent(OnnxNodeContext &ctx, const CellSpec &spec) {
   GraphBuilder &b = ctx.builder();
   Value x = ctx.input(0), w = ctx.input(1), rw = ctx.input(2);
@@ -316,6 +351,10 @@ void lowerRecurrent(OnnxNodeContext &ctx, const CellSpec &spec) {
         "expected W [{0}, {1}, {2}] and R [{0}, {1}, {3}] but got {4} and {5}",
         dirs, gh, input, r.hidden, w->shape().toString(),
         rw->shape().toString()));
+  if (Error error = checkOptionalInputs(ctx, spec, dirs, r, batchMajor)) {
+    ctx.fail(error.message());
+    return;
+  }
   std::optional<std::vector<Activation>> acts =
       readActivations(ctx, spec.defaultActivations, dirs);
   if (!acts)

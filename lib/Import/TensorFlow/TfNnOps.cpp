@@ -373,8 +373,11 @@ void lowerFusedBatchNorm(TfNodeContext &ctx) {
   if (!layout)
     return;
   double epsilon = ctx.attrFloat("epsilon", 1e-4);
+  bool training = ctx.attrBool("is_training", true);
+  if (!b.ok()) // an attribute of the wrong type
+    return;
   int64_t channel = layout->channelDim();
-  if (ctx.attrBool("is_training", true)) {
+  if (training) {
     std::vector<int64_t> dims;
     int64_t count = 1;
     for (int64_t d = 0; d < layout->rank; ++d)
@@ -384,6 +387,8 @@ void lowerFusedBatchNorm(TfNodeContext &ctx) {
       }
     ir::DType statType = scale->shape().dtype();
     Value xs = b.convert(x, statType);
+    if (!xs)
+      return;
     mean = b.binary(Opcode::Divide, b.reduce(xs, dims, ir::ReducerKind::Add),
                     b.scalar(statType, double(count)));
     Value centered = b.binary(
