@@ -327,6 +327,8 @@ void lowerRecurrent(OnnxNodeContext &ctx, const CellSpec &spec) {
   if (!x || !w || !rw)
     return;
   bool batchMajor = ctx.attrInt("layout", 0) != 0;
+  if (!b.ok()) // an attribute of the wrong type
+    return;
   if (x->shape().rank() != 3 || w->shape().rank() != 3 || rw->shape().rank() != 3)
     return (void)ctx.fail("X, W and R must have rank 3");
   if (batchMajor)
@@ -340,10 +342,16 @@ void lowerRecurrent(OnnxNodeContext &ctx, const CellSpec &spec) {
   r.batch = x->shape().dim(1);
   int64_t input = x->shape().dim(2);
   r.hidden = ctx.attrInt("hidden_size", rw->shape().dim(2));
+  if (r.hidden != rw->shape().dim(2)) // R is [dirs, gates * hidden, hidden]
+    return (void)ctx.fail(fmt::format(
+        "hidden_size is {} but R {} has {} columns", r.hidden,
+        rw->shape().toString(), rw->shape().dim(2)));
   r.clip = ctx.hasAttr("clip") ? ctx.attrFloat("clip", 0) : 0;
   r.linearBeforeReset = ctx.attrInt("linear_before_reset", 0) != 0;
   r.inputForget = ctx.attrInt("input_forget", 0) != 0;
   r.lengths = readLengths(ctx, r.seq);
+  if (!b.ok())
+    return;
   int64_t gh = spec.gates * r.hidden;
   if (w->shape().dims() != std::vector<int64_t>{dirs, gh, input} ||
       rw->shape().dims() != std::vector<int64_t>{dirs, gh, r.hidden})
