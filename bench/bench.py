@@ -4,7 +4,7 @@
 
 Parts (--only, comma-separated; default all): peak (the FMA peak of one core), micro (GEMM/GEMV
 against OpenBLAS), conv (single conv layers against ONNX Runtime), models (the real models against
-ONNX Runtime or TF.js wasm). A part that runs replaces its entry in results.json and the others
+ONNX Runtime or TF.js wasm), threads (NAME_run_parallel on 2 threads against NAME_run, threads.py). A part that runs replaces its entry in results.json and the others
 are kept, so one part can be rerun and the report still shows everything."""
 import argparse
 import datetime
@@ -20,8 +20,9 @@ sys.path.insert(0, os.path.join(HERE, 'micro'))
 import conv_models  # noqa: E402
 import gemm  # noqa: E402
 import models  # noqa: E402
+import threads  # noqa: E402
 
-PARTS = ['peak', 'micro', 'conv', 'models']  # in the order they run
+PARTS = ['peak', 'micro', 'conv', 'models', 'threads']  # in the order they run
 # The ISA extensions that decide which kernels a CPU can run (shown in the report).
 ISA_FLAGS = ['sse4_2', 'avx', 'avx2', 'fma', 'f16c', 'avx512f', 'avx512dq', 'avx512bw', 'avx512vl',
              'avx512_vnni', 'avx512_bf16', 'avx512_fp16', 'avx_vnni', 'amx_tile', 'amx_bf16']
@@ -102,6 +103,18 @@ def conv(bench, work, quick):
     return rows
 
 
+def run_threads(kiln, work, models_dir, quick):
+    """threads.py's rows. As root, each measurement runs with its scheduling group at nice -19
+    (--boost): on a shared host, autogroup scheduling otherwise gives the process one share of
+    the machine however many threads it runs."""
+    rows = threads.measure(kiln, os.path.join(work, 'threads'), models_dir,
+                           runs=10 if quick else 100, boost=os.geteuid() == 0)
+    for r in rows:
+        log(f'  {r["model"]}: serial {r["serial_ms"]:.3f} ms, {r["threads"]} threads '
+            f'{r["pooled_ms"]:.3f} ms, speed-up {r["speedup"]:.2f}x')
+    return rows
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument('--kiln', required=True)
@@ -147,6 +160,9 @@ def main():
         elif part == 'models':
             results['models'] = dict(rows=models.run(bench, opts.models, opts.quick, log_row),
                                      **stamp)
+        elif part == 'threads':
+            results['threads'] = dict(rows=run_threads(kiln, work, opts.models, opts.quick),
+                                      **stamp)
         if 'peak' in parts:
             results['peak'] = dict(peak(work, results['peak']), **stamp)
         save()

@@ -10,6 +10,9 @@ import os
 import re
 import json
 
+# The TF.js pose models, whose compile-time target is 5 s rather than 3 s.
+POSE_MODELS = {'posenet', 'movenet-lightning'}
+
 
 def fmt(x, digits=3):
     if x is None:
@@ -104,6 +107,16 @@ def compile_table(rows):
     return out
 
 
+def threads_table(rows):
+    out = ['| model | kernels split | serial ms | threads | pooled ms | speed-up | '
+           'split share of a serial run |', '|---|---:|---:|---:|---:|---:|---:|']
+    for r in rows:
+        out.append(f'| {r["model"]} | {r["split"]} of {r["kernels"]} | {ms(r["serial_ms"])} | '
+                   f'{r["threads"]} | {ms(r["pooled_ms"])} | {r["speedup"]:.2f} | '
+                   f'{100 * r["split_share"]:.1f}% |')
+    return out
+
+
 def geomean(xs):
     return math.exp(sum(math.log(x) for x in xs) / len(xs)) if xs else None
 
@@ -130,10 +143,10 @@ def targets(res):
     mrows = res.get('models', {}).get('rows', [])
     out = []
 
-    def each(title, rows, value, good, label, unit=''):
+    def each(title, rows, value, good, label, unit='', valid=ok):
         if not rows:
             return
-        vals = [(label(r), value(r) if ok(r) else None) for r in rows]
+        vals = [(label(r), value(r) if valid(r) else None) for r in rows]
         text = ', '.join(f'{n} {"—" if v is None else fmt(v, 3) + unit}' for n, v in vals)
         out.append((title, text, all(v is not None and good(v) for _, v in vals)))
 
@@ -148,18 +161,31 @@ def targets(res):
     each('each conv layer: kiln ≥ 1.0 × ONNX Runtime (speed)', conv,
          lambda r: r['ref_ms'] / r['kiln_ms'], lambda v: v >= 1.0, lambda r: r['kernel'])
     onnx = [r for r in mrows if r['format'] == 'ONNX']
-    each('every ONNX conv net: kiln/ORT time ≤ 1.0', [r for r in onnx if r.get('conv_net')],
-         lambda r: r['ratio'], lambda v: v <= 1.0, lambda r: r['model'])
+    each('every ONNX model: kiln/ORT time ≤ 1.0', onnx, lambda r: r['ratio'],
+         lambda v: v <= 1.0, lambda r: r['model'])
     if onnx:
         ratios = [r['ratio'] for r in onnx if ok(r)]
         g = geomean(ratios)
         missing = len(onnx) - len(ratios)
-        out.append(('geometric mean of kiln/ORT time over the ONNX models ≤ 0.8',
+        out.append(('geometric mean of kiln/ORT time over the ONNX models ≤ 0.7',
                     f'{fmt(g, 3)} over {len(ratios)} models' +
                     (f' ({missing} without a valid measurement)' if missing else ''),
-                    g is not None and g <= 0.8 and not missing))
-    each('every TF model: kiln/TF.js-wasm time ≤ 0.5', [r for r in mrows if r['format'] == 'TF.js'],
-         lambda r: r['ratio'], lambda v: v <= 0.5, lambda r: r['model'])
+                    g is not None and g <= 0.7 and not missing))
+    each('every TF model: kiln/TF.js-wasm time ≤ 0.4', [r for r in mrows if r['format'] == 'TF.js'],
+         lambda r: r['ratio'], lambda v: v <= 0.4, lambda r: r['model'])
+    each('every model: arena ≤ 1.1 × peak live bytes', mrows, arena_over_peak,
+         lambda v: v <= 1.1, lambda r: r['model'],
+         valid=lambda r: arena_over_peak(r) is not None)
+    compiled = lambda r: r.get('compile_s') is not None  # noqa: E731
+    each('every other model compiles in ≤ 3 s (wall)',
+         [r for r in mrows if r['model'] not in POSE_MODELS], lambda r: r['compile_s'],
+         lambda v: v <= 3.0, lambda r: r['model'], ' s', valid=compiled)
+    each('the pose models compile in ≤ 5 s (wall)',
+         [r for r in mrows if r['model'] in POSE_MODELS], lambda r: r['compile_s'],
+         lambda v: v <= 5.0, lambda r: r['model'], ' s', valid=compiled)
+    each('2 threads ≥ 1.6 × faster than 1 thread', res.get('threads', {}).get('rows', []),
+         lambda r: r['speedup'], lambda v: v >= 1.6, lambda r: r['model'], '×',
+         valid=lambda r: 'speedup' in r)
     return out
 
 
@@ -181,6 +207,11 @@ def render(res, command):
     if micro:
         lines += ['', '#### Micro-benchmarks (median of one call, 1 thread)', '']
         lines += micro_table(micro, peak)
+    trows = res.get('threads', {}).get('rows', [])
+    if trows:
+        lines += ['', '#### Threads (`NAME_run_parallel` through `kiln/runtime_threads.h`, '
+                  'medians of alternating calls)', '']
+        lines += threads_table(trows)
     t = targets(res)
     if t:
         lines += ['', '#### Targets', '', '| target | measured | |', '|---|---|---|']

@@ -3,9 +3,10 @@
 #   1. builds kiln in release mode in ./build-release (target kiln only), unless --kiln is given;
 #   2. installs ONNX Runtime, TF.js (wasm backend), OpenBLAS and the real models (bench/setup.sh);
 #   3. runs bench/bench.py (FMA peak, GEMM/GEMV vs OpenBLAS, conv layers and real models vs ONNX
-#      Runtime / TF.js wasm, kiln and the reference alternating call by call in one process);
+#      Runtime / TF.js wasm, kiln and the reference alternating call by call in one process;
+#      2 threads against 1 on BlazeFace back and posenet);
 #   4. renders the results into a marked section of the output document (bench/report.py).
-# Usage: bench/run.sh [--quick] [--kiln PATH] [--out FILE] [--only peak,micro,conv,models]
+# Usage: bench/run.sh [--quick] [--kiln PATH] [--out FILE] [--only peak,micro,conv,models,threads]
 #                     [--section NAME] [--work DIR]
 # Environment: KILN_BENCH_CACHE (default ~/.cache/kiln-bench), KILN_BENCH_WORK (default
 # /tmp/kiln-bench), KILN_JOBS (build jobs, default all cores). See bench/README.md.
@@ -13,7 +14,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-quick="" kiln="" out=docs/performance.md only=peak,micro,conv,models section=latest
+quick="" kiln="" out=docs/performance.md only=peak,micro,conv,models,threads section=latest
 work=${KILN_BENCH_WORK:-/tmp/kiln-bench}
 args=("$@")
 while [[ $# -gt 0 ]]; do

@@ -11,6 +11,7 @@ alternates serial and pooled calls and prints the medians and the speed-up (thre
 import argparse
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -25,6 +26,46 @@ MODELS = {'blazeface-back': ['--shape=input=1,256,256,3'],
 BOOST = 'echo -19 > /proc/self/autogroup && exec "$@"'
 
 
+BENCH_LINE = re.compile(r'bench: serial ([0-9.]+) ms, (\d+) threads ([0-9.]+) ms, '
+                        r'speed-up ([0-9.]+)x .*split kernels take ([0-9.]+)% of a serial run')
+
+
+def measure(kiln, work, cache, threads=2, runs=30, boost=False):
+    """One row per model: compiles it for the host, links threads_driver.c, checks the pooled
+    results are bitwise the serial ones at 1, 2 and 7 threads, then times serial against
+    `threads` threads. Returns [{model, kernels, split, threads, serial_ms, pooled_ms, speedup,
+    split_share}]."""
+    os.makedirs(work, exist_ok=True)
+    rows = []
+    for model, shapes in MODELS.items():
+        name = model.replace('-', '_')
+        prefix = os.path.join(work, name)
+        subprocess.run([kiln, 'compile', os.path.join(cache, HUMAN, model + '.json'),
+                        '--name', name, '-o', prefix] + shapes, check=True, capture_output=True)
+        manifest = json.load(open(prefix + '.json'))
+        write_table(prefix + '_table.c', name, manifest)
+        exe = prefix + '.threads'
+        subprocess.run(['cc', '-std=c11', '-O2', '-I', work, '-I',
+                        os.path.join(REPO, 'runtime', 'include'), prefix + '_table.c',
+                        os.path.join(REPO, 'test', 'e2e', 'threads_driver.c'), prefix + '.o',
+                        '-pthread', '-lm', '-o', exe], check=True)
+        results = [f'{prefix}.result{i}' for i in range(len(manifest['results']))]
+        cmd = [exe, '--threads', f'{threads},1,7', '--bench', str(runs), '@random',
+               '--'] + results
+        if boost:
+            cmd = ['setsid', 'sh', '-c', BOOST, 'sh'] + cmd
+        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
+        found = BENCH_LINE.search(out)
+        if not found:
+            raise RuntimeError(f'{model}: no bench line in the driver\'s output:\n{out}')
+        rows.append({'model': model, 'kernels': len(manifest['kernels']),
+                     'split': sum(1 for k in manifest['kernels'] if k['tasks'] > 1),
+                     'threads': int(found[2]), 'serial_ms': float(found[1]),
+                     'pooled_ms': float(found[3]), 'speedup': float(found[4]),
+                     'split_share': float(found[5]) / 100, 'runs': runs})
+    return rows
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument('--kiln', required=True)
@@ -34,30 +75,11 @@ def main():
     p.add_argument('--runs', type=int, default=30)
     p.add_argument('--boost', action='store_true')
     opts = p.parse_args()
-    os.makedirs(opts.work, exist_ok=True)
-    for model, shapes in MODELS.items():
-        name = model.replace('-', '_')
-        prefix = os.path.join(opts.work, name)
-        subprocess.run([opts.kiln, 'compile', os.path.join(opts.cache, HUMAN, model + '.json'),
-                        '--name', name, '-o', prefix] + shapes, check=True, capture_output=True)
-        manifest = json.load(open(prefix + '.json'))
-        write_table(prefix + '_table.c', name, manifest)
-        exe = prefix + '.threads'
-        subprocess.run(['cc', '-std=c11', '-O2', '-I', opts.work, '-I',
-                        os.path.join(REPO, 'runtime', 'include'), prefix + '_table.c',
-                        os.path.join(REPO, 'test', 'e2e', 'threads_driver.c'), prefix + '.o',
-                        '-pthread', '-lm', '-o', exe], check=True)
-        results = [f'{prefix}.result{i}' for i in range(len(manifest['results']))]
-        cmd = [exe, '--threads', f'{opts.threads},1,7', '--bench', str(opts.runs), '@random',
-               '--'] + results
-        if opts.boost:
-            cmd = ['setsid', 'sh', '-c', BOOST, 'sh'] + cmd
-        out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
-        split = sum(1 for k in manifest['kernels'] if k['tasks'] > 1)
-        for line in out.splitlines():
-            if line.startswith('bench:'):
-                print(f'{model}: {split} of {len(manifest["kernels"])} kernels split; '
-                      f'{line[len("bench: "):]}', flush=True)
+    for r in measure(opts.kiln, opts.work, opts.cache, opts.threads, opts.runs, opts.boost):
+        print(f'{r["model"]}: {r["split"]} of {r["kernels"]} kernels split; serial '
+              f'{r["serial_ms"]:.3f} ms, {r["threads"]} threads {r["pooled_ms"]:.3f} ms, speed-up '
+              f'{r["speedup"]:.2f}x (medians of {r["runs"]} alternating calls); split kernels '
+              f'take {100 * r["split_share"]:.1f}% of a serial run', flush=True)
 
 
 if __name__ == '__main__':
