@@ -17,6 +17,15 @@ config.substitutions.append(("%kiln", os.path.join(config.kiln_tools_dir, "kiln"
 config.substitutions.append(("%python", config.python_executable))
 config.substitutions.append(("%src", config.kiln_source_dir))
 
+# Models written as text: %onnx-encode turns ModelProto text into a binary
+# .onnx with protoc and the project's schema; %tfproto is protoc on the
+# project's TensorFlow protos (binary GraphDefs, configs).
+proto_root = os.path.join(config.kiln_source_dir, "proto")
+config.substitutions.append(
+    ("%onnx-encode",
+     "protoc --encode=kiln.onnxpb.ModelProto -I {0} {0}/onnx/onnx.proto".format(proto_root)))
+config.substitutions.append(("%tfproto", "protoc -I " + proto_root))
+
 # %ulimit-v N caps a command's virtual memory (the budget tests). Under
 # AddressSanitizer, whose shadow memory alone reserves terabytes of address
 # space, it is a no-op: the command still runs and must still fail cleanly.
