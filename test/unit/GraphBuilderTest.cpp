@@ -133,7 +133,8 @@ TEST_CASE("literal helpers convert across dtypes", "[import]") {
         std::vector<int64_t>{-2, 2147483647, -2147483648LL, 0});
   // Float shape values past int64 saturate too (a TF BroadcastArgs on a
   // float constant of 1e26 converted it with undefined behaviour).
-  ir::Literal f32 = literalFromDoubles(Shape(DType::F32, {3}), {1e26, -1e26, 7.9});
+  ir::Literal f32 =
+      literalFromDoubles(Shape(DType::F32, {3}), {1e26, -1e26, 7.9});
   CHECK(literalToInts(f32) ==
         std::vector<int64_t>{std::numeric_limits<int64_t>::max(),
                              std::numeric_limits<int64_t>::min(), 7});

@@ -22,7 +22,9 @@ bool contains(const std::string &labels, char label) {
   return labels.find(label) != std::string::npos;
 }
 
-bool isLetter(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
+bool isLetter(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+}
 
 /// Whether a term is letters with at most one "...": the expansion below
 /// gives a term one label per dimension only then (a stray '.' or a digit
@@ -64,11 +66,13 @@ Expected<Equation> parseEquation(std::string text,
       arrow == std::string::npos ? std::string() : text.substr(arrow + 2);
   for (const std::string &term : terms)
     if (!wellFormedTerm(term))
-      return makeError("einsum term '{}' in '{}' is not letters with at most one "
-                       "'...'", term, text);
+      return makeError(
+          "einsum term '{}' in '{}' is not letters with at most one '...'",
+          term, text);
   if (!wellFormedTerm(output))
-    return makeError("einsum output '{}' in '{}' is not letters with at most one "
-                     "'...'", output, text);
+    return makeError(
+        "einsum output '{}' in '{}' is not letters with at most one '...'",
+        output, text);
   std::vector<size_t> ellipsisRanks;
   size_t maxEllipsis = 0;
   for (size_t i = 0; i < terms.size(); ++i) {
@@ -91,8 +95,8 @@ Expected<Equation> parseEquation(std::string text,
     eq.output = expandEllipsis(output, ellipsis, maxEllipsis);
     for (size_t k = 0; k < eq.output.size(); ++k)
       if (eq.output.find(eq.output[k], k + 1) != std::string::npos)
-        return makeError("einsum output '{}' in '{}' repeats label '{}'", output,
-                         text, eq.output[k]);
+        return makeError("einsum output '{}' in '{}' repeats label '{}'",
+                         output, text, eq.output[k]);
     return eq;
   }
   // Implicit output: the ellipsis, then letters used once, alphabetically.

@@ -83,6 +83,12 @@ Error OnnxGraph::lowerNodes(
     std::string outer = builder_.setSourceNode(context.name());
     findOnnxLowering(node.op_type())(context);
     builder_.setSourceNode(std::move(outer));
+    // An unreadable attribute is the cause of whatever else went wrong.
+    if (!context.attributeError().empty()) {
+      (void)builder_.takeError(); // a consequence of it
+      return makeError("node '{}' ({}): {}", context.name(), node.op_type(),
+                       context.attributeError());
+    }
     int64_t missing = builder_.ok() ? context.firstMissingOutput() : -1;
     if (missing >= 0)
       builder_.fail(missingOutputMessage(context, node, missing));
@@ -125,22 +131,23 @@ const onnxpb::AttributeProto *OnnxContext::attr(std::string_view key,
   for (const onnxpb::AttributeProto &attribute : node_.attribute()) {
     if (attribute.name() != key)
       continue;
-    if (!attribute.ref_attr_name().empty()) {
-      fail(fmt::format("attribute '{}' refers to a function attribute, which "
-                       "is not supported",
-                       key));
-      return nullptr;
-    }
+    std::string error;
+    if (!attribute.ref_attr_name().empty())
+      error = fmt::format("attribute '{}' refers to a function attribute, "
+                          "which is not supported",
+                          key);
     // Very old exporters leave `type` unset; trust the caller then.
-    if (attribute.type() != type &&
-        attribute.type() != onnxpb::AttributeProto::UNDEFINED) {
-      fail(fmt::format("attribute '{}' has type {} but {} was expected", key,
-                       onnxpb::AttributeProto::AttributeType_Name(
-                           attribute.type()),
-                       onnxpb::AttributeProto::AttributeType_Name(type)));
-      return nullptr;
-    }
-    return &attribute;
+    else if (attribute.type() != type &&
+             attribute.type() != onnxpb::AttributeProto::UNDEFINED)
+      error = fmt::format(
+          "attribute '{}' has type {} but {} was expected", key,
+          onnxpb::AttributeProto::AttributeType_Name(attribute.type()),
+          onnxpb::AttributeProto::AttributeType_Name(type));
+    if (error.empty())
+      return &attribute;
+    if (attributeError_.empty())
+      attributeError_ = std::move(error);
+    return nullptr;
   }
   return nullptr;
 }

@@ -104,10 +104,17 @@ public:
   int64_t firstMissingOutput() const;
   /// The index of the last output the lowering set, or -1.
   int64_t lastSetOutput() const;
+  /// The first attribute the lowering could not read (wrong type, or a
+  /// function attribute reference), or "" when every read succeeded.
+  const std::string &attributeError() const { return attributeError_; }
 
 private:
-  /// The attribute named `key` if present; records a type error (and
-  /// returns nullptr) when it exists with a type other than `type`.
+  /// The attribute named `key` if present. One that exists with a type
+  /// other than `type` reads as absent, and the first such is kept in
+  /// attributeError() rather than failing the builder at once: the lowering
+  /// then goes on as for a missing attribute, with a working builder, and
+  /// cannot trip over values a failed builder no longer makes (several
+  /// null dereferences the fuzzers found). lowerNodes reports it after.
   const onnxpb::AttributeProto *
   attr(std::string_view key, onnxpb::AttributeProto::AttributeType type);
 
@@ -116,6 +123,7 @@ private:
   int64_t opset_;
   std::string name_;
   std::vector<bool> outputSet_;
+  std::string attributeError_;
 };
 
 } // namespace kiln::import::onnx

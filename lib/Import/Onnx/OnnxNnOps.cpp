@@ -37,8 +37,6 @@ std::optional<ConvParams> readWindowAttrs(OnnxNodeContext &ctx,
   params.strides = ctx.attrInts("strides");
   params.dilations = ctx.attrInts("dilations");
   std::vector<int64_t> pads = ctx.attrInts("pads");
-  if (!ctx.builder().ok()) // an attribute of the wrong type
-    return std::nullopt;
   if (!pads.empty() && int64_t(pads.size()) != 2 * spatial) {
     ctx.fail(fmt::format("pads has {} entries but {} are needed", pads.size(),
                          2 * spatial));
@@ -463,8 +461,6 @@ void lowerPool(OnnxNodeContext &ctx, PoolKind kind) {
                                       "has {}",
                                       rank - 2, kernel.size()));
   bool ceilMode = ctx.attrInt("ceil_mode", 0) != 0;
-  if (!b.ok()) // an attribute of the wrong type
-    return;
   if (kind == PoolKind::Max && ctx.outputCount() > 1 && ctx.wantsOutput(1)) {
     // Indices are flat channels-first offsets, so this form stays NCHW.
     PoolWindow w = spatialPoolWindow(x->shape().dims(), false, kernel,

@@ -291,9 +291,9 @@ Value readLengths(OnnxNodeContext &ctx, int64_t seq) {
 Error checkOptionalInputs(OnnxNodeContext &ctx, const CellSpec &spec,
                           int64_t dirs, const Recurrence &r, bool batchMajor) {
   int64_t gh = spec.gates * r.hidden;
-  std::vector<int64_t> state = batchMajor
-                                   ? std::vector<int64_t>{r.batch, dirs, r.hidden}
-                                   : std::vector<int64_t>{dirs, r.batch, r.hidden};
+  std::vector<int64_t> state =
+      batchMajor ? std::vector<int64_t>{r.batch, dirs, r.hidden}
+                 : std::vector<int64_t>{dirs, r.batch, r.hidden};
   struct Expected {
     size_t input;
     const char *name;
@@ -327,8 +327,6 @@ void lowerRecurrent(OnnxNodeContext &ctx, const CellSpec &spec) {
   if (!x || !w || !rw)
     return;
   bool batchMajor = ctx.attrInt("layout", 0) != 0;
-  if (!b.ok()) // an attribute of the wrong type
-    return;
   if (x->shape().rank() != 3 || w->shape().rank() != 3 || rw->shape().rank() != 3)
     return (void)ctx.fail("X, W and R must have rank 3");
   if (batchMajor)

@@ -304,8 +304,6 @@ void lowerRoiAlign(OnnxNodeContext &ctx) {
   int64_t outH = ctx.attrInt("output_height", 1);
   int64_t outW = ctx.attrInt("output_width", 1);
   double spatialScale = ctx.attrFloat("spatial_scale", 1.0);
-  if (!b.ok()) // an attribute of the wrong type
-    return;
   if (outH < 1 || outW < 1)
     return void(ctx.fail(fmt::format(
         "output_height and output_width must be positive but are {} and {}",

@@ -84,8 +84,10 @@ const tensorflow::AttrValue *TfContext::attr(std::string_view key, Kind kind) {
   if (kind == tensorflow::AttrValue::kList &&
       it->second.value_case() == tensorflow::AttrValue::VALUE_NOT_SET)
     return nullptr;
-  fail(fmt::format("attribute '{}' should be {} but is {}", key, kindName(kind),
-                   kindName(it->second.value_case())));
+  if (attributeError_.empty())
+    attributeError_ =
+        fmt::format("attribute '{}' should be {} but is {}", key,
+                    kindName(kind), kindName(it->second.value_case()));
   return nullptr;
 }
 

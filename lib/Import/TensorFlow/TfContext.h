@@ -71,10 +71,14 @@ public:
 
   void setOutput(size_t index, Value value) override;
   std::vector<Value> takeOutputs() { return std::move(outputs_); }
+  /// The first attribute the lowering found with the wrong kind, or "".
+  const std::string &attributeError() const { return attributeError_; }
 
 private:
-  /// The attribute if present with `kind`; records an error if present
-  /// with another kind.
+  /// The attribute if present with `kind`. One present with another kind
+  /// reads as absent and the first such is kept in attributeError(), not
+  /// failed at once, so the lowering goes on with a working builder (as for
+  /// a missing attribute); Lowering::lowerNode reports it.
   const tensorflow::AttrValue *attr(std::string_view key,
                                     tensorflow::AttrValue::ValueCase kind);
 
@@ -85,6 +89,7 @@ private:
   const ir::Literal *weight_;
   bool requireWeight_;
   std::vector<Value> outputs_;
+  std::string attributeError_;
 };
 
 } // namespace kiln::import::tf

@@ -153,6 +153,11 @@ Error Lowering::lowerNode(size_t node) {
   assert(lower && "planning rejects unsupported ops");
   builder_.setSourceNode(def.name());
   lower(context);
+  // An unreadable attribute is the cause of whatever else went wrong.
+  if (!context.attributeError().empty()) {
+    (void)builder_.takeError(); // a consequence of it
+    return nodeError(node, context.attributeError());
+  }
   if (Error error = builder_.takeError())
     return nodeError(node, error.message());
   outputs_[node] = context.takeOutputs();
