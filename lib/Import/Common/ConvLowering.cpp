@@ -63,13 +63,30 @@ std::optional<AutoPad> parseAutoPad(const std::string &text) {
   return std::nullopt;
 }
 
+bool checkWindowEntries(GraphBuilder &b, std::string_view what,
+                        const std::vector<int64_t> &values) {
+  for (size_t i = 0; i < values.size(); ++i)
+    if (values[i] < 1) {
+      b.fail(fmt::format("{} entry {} is {}; it must be at least 1", what, i,
+                         values[i]));
+      return false;
+    }
+  return true;
+}
+
 std::pair<int64_t, int64_t> samePadding(int64_t inputSize, int64_t kernelSize,
                                         int64_t stride, int64_t dilation,
                                         bool upper) {
-  int64_t effective = (kernelSize - 1) * dilation + 1;
-  int64_t output = (inputSize + stride - 1) / stride;
-  int64_t total =
-      std::max<int64_t>(0, (output - 1) * stride + effective - inputSize);
+  // Window sizes, strides and dilations come from the model: compute in
+  // 128 bits, and leave a stride below 1 or a total past int64 to shape
+  // inference, which rejects both with an error.
+  using Wide = __int128;
+  if (stride < 1)
+    return {0, 0};
+  Wide effective = Wide(kernelSize - 1) * dilation + 1;
+  Wide output = (Wide(inputSize) + stride - 1) / stride;
+  Wide wide = std::max<Wide>(0, (output - 1) * stride + effective - inputSize);
+  int64_t total = wide > INT64_MAX ? INT64_MAX : int64_t(wide);
   int64_t small = total / 2;
   return upper ? std::pair{small, total - small}
                : std::pair{total - small, small};

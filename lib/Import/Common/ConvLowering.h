@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -34,6 +35,12 @@ enum class AutoPad {
 /// Parses TF's "SAME"/"VALID"/"EXPLICIT" or ONNX's "NOTSET"/"SAME_UPPER"/
 /// "SAME_LOWER"/"VALID"; nullopt for anything else.
 std::optional<AutoPad> parseAutoPad(const std::string &text);
+
+/// Fails on `b` unless every window size, stride or dilation in `values`
+/// is at least 1 (a stride of 0 divides by zero in the padding rules);
+/// `what` names the list in the error ("attribute 'strides'").
+bool checkWindowEntries(GraphBuilder &b, std::string_view what,
+                        const std::vector<int64_t> &values);
 
 /// {low, high} padding that makes the output ceil(in / stride) long.
 std::pair<int64_t, int64_t> samePadding(int64_t inputSize, int64_t kernelSize,

@@ -43,19 +43,24 @@ PoolWindow spatialPoolWindow(const std::vector<int64_t> &inputDims,
     w.dilations[d] = dil;
     w.padLow[d] = low;
     w.padHigh[d] = high;
-    if (!ceilMode)
+    // Sizes, strides and dilations come from the model: invalid ones are
+    // left to shape inference, which rejects them with an error, and the
+    // arithmetic is 128-bit (an extra padding past int64 is rejected too).
+    if (!ceilMode || s < 1 || k < 1 || dil < 1)
       continue;
-    int64_t effective = (k - 1) * dil + 1;
-    int64_t span = in + low + high - effective;
+    using Wide = __int128;
+    Wide effective = Wide(k - 1) * dil + 1;
+    Wide span = Wide(in) + low + high - effective;
     if (span < 0)
       continue;
-    int64_t out = (span + s - 1) / s + 1;
+    Wide out = (span + s - 1) / s + 1;
     // A last window that would start in the high padding is dropped
     // (PyTorch's and ONNX's rule).
-    if ((out - 1) * s >= in + low)
+    if ((out - 1) * s >= Wide(in) + low)
       --out;
-    w.extraHigh[d] =
-        std::max<int64_t>(0, (out - 1) * s + effective - (in + low + high));
+    Wide extra =
+        std::max<Wide>(0, (out - 1) * s + effective - (Wide(in) + low + high));
+    w.extraHigh[d] = extra > INT64_MAX ? INT64_MAX : int64_t(extra);
   }
   return w;
 }
@@ -78,7 +83,9 @@ Value reduceWindow(GraphBuilder &b, Value x, const PoolWindow &window,
     dim.stride = window.strides[d];
     dim.windowDilation = window.dilations[d];
     dim.padLow = window.padLow[d];
-    dim.padHigh = window.padHigh[d] + window.extraHigh[d];
+    // Past int64 (extraHigh >= 0) is left for shape inference to reject.
+    dim.padHigh = checkedAdd(window.padHigh[d], window.extraHigh[d])
+                      .value_or(std::numeric_limits<int64_t>::max());
     attrs.window.push_back(dim);
   }
   attrs.reducer = reducer;
@@ -219,7 +226,10 @@ std::pair<Value, Value> maxPoolWithIndices(GraphBuilder &b, Value x,
   size_t rank = in.size();
   std::vector<ir::PadDim> pads;
   for (size_t d = 0; d < rank; ++d)
-    pads.push_back({w.padLow[d], w.padHigh[d] + w.extraHigh[d], 0});
+    pads.push_back({w.padLow[d],
+                    checkedAdd(w.padHigh[d], w.extraHigh[d])
+                        .value_or(std::numeric_limits<int64_t>::max()),
+                    0});
   Value padded =
       b.pad(x, b.scalar(x->shape().dtype(), lowestValue(x->shape().dtype())),
             pads);

@@ -48,6 +48,11 @@ std::optional<ConvParams> readWindowAttrs(OnnxNodeContext &ctx,
     ctx.fail(fmt::format("strides and dilations need {} entries", spatial));
     return std::nullopt;
   }
+  if (!checkWindowEntries(ctx.builder(), "attribute 'strides'",
+                          params.strides) ||
+      !checkWindowEntries(ctx.builder(), "attribute 'dilations'",
+                          params.dilations))
+    return std::nullopt;
   if (!pads.empty()) {
     params.padLow.assign(pads.begin(), pads.begin() + spatial);
     params.padHigh.assign(pads.begin() + spatial, pads.end());
@@ -460,6 +465,8 @@ void lowerPool(OnnxNodeContext &ctx, PoolKind kind) {
     return (void)ctx.fail(fmt::format("kernel_shape needs {} entries but "
                                       "has {}",
                                       rank - 2, kernel.size()));
+  if (!checkWindowEntries(b, "attribute 'kernel_shape'", kernel))
+    return;
   bool ceilMode = ctx.attrInt("ceil_mode", 0) != 0;
   if (kind == PoolKind::Max && ctx.outputCount() > 1 && ctx.wantsOutput(1)) {
     // Indices are flat channels-first offsets, so this form stays NCHW.

@@ -55,19 +55,6 @@ std::optional<Layout> readLayout(TfNodeContext &ctx, int64_t rank) {
   return std::nullopt;
 }
 
-/// Fails unless every window size, stride or dilation in `values` is at
-/// least 1 (a stride of 0 would divide by zero in the padding rules).
-bool checkPositive(TfNodeContext &ctx, std::string_view key,
-                   const std::vector<int64_t> &values) {
-  for (size_t i = 0; i < values.size(); ++i)
-    if (values[i] < 1) {
-      ctx.fail(fmt::format("{} entry {} is {}; it must be at least 1", key, i,
-                           values[i]));
-      return false;
-    }
-  return true;
-}
-
 /// Reads a per-dimension list attribute (strides, dilations, ksize) in
 /// data_format order, defaulting to all ones; every entry must be >= 1.
 std::optional<std::vector<int64_t>> dimsAttr(TfNodeContext &ctx,
@@ -82,7 +69,8 @@ std::optional<std::vector<int64_t>> dimsAttr(TfNodeContext &ctx,
                          key, values.size(), rank));
     return std::nullopt;
   }
-  if (!checkPositive(ctx, fmt::format("attribute '{}'", key), values))
+  if (!checkWindowEntries(ctx.builder(), fmt::format("attribute '{}'", key),
+                          values))
     return std::nullopt;
   return values;
 }
@@ -250,6 +238,11 @@ void lowerConvBackpropInput(TfNodeContext &ctx) {
     return (void)ctx.fail(fmt::format("input_sizes has {} entries but "
                                       "out_backprop has rank {}",
                                       sizes->size(), layout->rank));
+  if (filter->shape().rank() != layout->rank)
+    return (void)ctx.fail(fmt::format(
+        "filter must have rank {} ([spatial..., in channels, out channels]) "
+        "but is {}",
+        layout->rank, filter->shape().toString()));
   std::optional<ConvParams> params = readConvParams(ctx, *layout);
   if (!params)
     return;
@@ -326,8 +319,8 @@ void lowerPool(TfNodeContext &ctx, bool average) {
   if (int64_t(ksize->size()) != rank || int64_t(strides->size()) != rank)
     return (void)ctx.fail(fmt::format("ksize and strides need {} entries",
                                       rank));
-  if (!checkPositive(ctx, "ksize", *ksize) ||
-      !checkPositive(ctx, "strides", *strides))
+  if (!checkWindowEntries(ctx.builder(), "ksize", *ksize) ||
+      !checkWindowEntries(ctx.builder(), "strides", *strides))
     return;
   std::string padding = ctx.attrString("padding", "VALID");
   std::vector<int64_t> explicitPads = ctx.attrInts("explicit_paddings");
