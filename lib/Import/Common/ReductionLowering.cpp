@@ -2,6 +2,7 @@
 #include "Common/ReductionLowering.h"
 
 #include "Common/ElementwiseLowering.h"
+#include "kiln/Support/CheckedArithmetic.h"
 
 #include <fmt/format.h>
 
@@ -267,12 +268,22 @@ Value localResponseNormalization(GraphBuilder &b, Value x, int64_t axis,
                                  double beta, double bias) {
   if (!x)
     return b.fail("internal error: null operand");
+  if (axis < 0 || axis >= x->shape().rank())
+    return b.fail(fmt::format("local response normalization over dimension "
+                              "{} of {}: there is no such dimension",
+                              axis, x->shape().toString()));
+  // The window spans before + after + 1 positions; both come from the model.
+  std::optional<int64_t> span = checkedAdd(before, after);
+  if (before < 0 || after < 0 || !span || *span == INT64_MAX)
+    return b.fail(fmt::format("local response normalization window of {} "
+                              "before and {} after is invalid",
+                              before, after));
   DType dtype = x->shape().dtype();
   Value v = b.convert(x, computeType(dtype));
   ir::Attributes attrs;
   attrs.reducer = ReducerKind::Add;
   attrs.window.resize(size_t(x->shape().rank()));
-  attrs.window[size_t(axis)] = {before + after + 1, 1, before, after, 1, 1};
+  attrs.window[size_t(axis)] = {*span + 1, 1, before, after, 1, 1};
   Value sum = b.add(Opcode::ReduceWindow, {square(b, v), b.like(v, 0)}, attrs);
   Value base = b.binary(Opcode::Add, b.like(v, bias), mul(b, sum, b.like(v, alpha)));
   Value denominator = b.binary(Opcode::Power, base, b.like(v, beta));

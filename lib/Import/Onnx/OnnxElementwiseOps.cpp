@@ -379,13 +379,14 @@ void lowerLpNormalization(OnnxNodeContext &c) {
 /// LRN over the channel axis (1): the window is [c - floor((size-1)/2),
 /// c + ceil((size-1)/2)] and alpha is divided by size.
 void lowerLrn(OnnxNodeContext &c) {
-  if (!c.requireInputs(1))
+  Value x = c.requireInputs(1) ? c.input(0) : nullptr;
+  if (!x)
     return;
   int64_t size = c.attrInt("size", 0);
-  if (size < 1 || c.input(0)->shape().rank() < 2)
+  if (size < 1 || x->shape().rank() < 2)
     return void(c.fail("LRN needs size >= 1 and an input of rank >= 2"));
   c.setOutput(0, localResponseNormalization(
-                     c.builder(), c.input(0), 1, (size - 1) / 2, size / 2,
+                     c.builder(), x, 1, (size - 1) / 2, size / 2,
                      c.attrFloat("alpha", 1e-4) / double(size),
                      c.attrFloat("beta", 0.75), c.attrFloat("bias", 1.0)));
 }

@@ -174,13 +174,18 @@ template <bool Log> void lowerSoftmax(TfNodeContext &c) {
 
 /// LRN normalizes over the last (depth) dimension of an NHWC tensor.
 void lowerLrn(TfNodeContext &c) {
-  if (!c.requireInputs(1) || !c.input(0))
+  Value x = c.requireInputs(1) ? c.input(0) : nullptr;
+  if (!x)
     return;
+  if (x->shape().rank() == 0)
+    return void(c.fail(fmt::format(
+        "LRN needs an input of rank >= 1 (depth last) but got {}",
+        x->shape().toString())));
   int64_t radius = c.attrInt("depth_radius", 5);
   c.setOutput(0, localResponseNormalization(
-                     c.builder(), c.input(0), c.input(0)->shape().rank() - 1,
-                     radius, radius, c.attrFloat("alpha", 1.0),
-                     c.attrFloat("beta", 0.5), c.attrFloat("bias", 1.0)));
+                     c.builder(), x, x->shape().rank() - 1, radius, radius,
+                     c.attrFloat("alpha", 1.0), c.attrFloat("beta", 0.5),
+                     c.attrFloat("bias", 1.0)));
 }
 
 void lowerL2Loss(TfNodeContext &c) {
