@@ -18,7 +18,9 @@
 // results (sort, top-k) cannot be constants.
 //
 //===----------------------------------------------------------------------===//
+#include "kiln/Analysis/CostAnalysis.h"
 #include "kiln/Eval/Evaluator.h"
+#include "kiln/Support/ResourceLimits.h"
 #include "kiln/Transforms/Passes.h"
 
 #include <map>
@@ -90,6 +92,9 @@ int64_t storedBytes(const Instruction &instruction) {
 }
 
 bool worthMaterializing(const Instruction &instruction) {
+  if (analysis::instructionCost(instruction).flops >
+      ResourceLimits::kMaxFoldFlops)
+    return false;
   const ir::Shape &shape = instruction.shape();
   if (shape.numElements() <= kMaxMaterializedElements)
     return true;

@@ -27,6 +27,11 @@ struct ResourceLimits {
   static constexpr int64_t kDefaultMaxConstantBytes = int64_t(1) << 31;
   /// The most iterations all unrolled loops of one model may add up to.
   static constexpr int64_t kMaxUnrolledIterations = 8192;
+  /// The most floating-point operations (kiln inspect's count) one
+  /// compile-time fold may cost: the evaluator is a reference, not fast,
+  /// and a convolution of constants can ask for billions. Costlier
+  /// instructions are computed at run time.
+  static constexpr int64_t kMaxFoldFlops = int64_t(1) << 24;
 
   int64_t maxConstantBytes = kDefaultMaxConstantBytes;
   bool allowExternalPaths = false;

@@ -289,6 +289,12 @@ std::pair<Value, Value> topK(GraphBuilder &b, Value x, int64_t k, int64_t axis,
   if (!x)
     return {nullptr, nullptr};
   int64_t rank = x->shape().rank();
+  if (axis < 0 || axis >= rank) {
+    b.fail(fmt::format("top-k along dimension {} of {}: there is no such "
+                       "dimension",
+                       axis, x->shape().toString()));
+    return {nullptr, nullptr};
+  }
   std::vector<int64_t> perm(static_cast<size_t>(rank));
   std::iota(perm.begin(), perm.end(), 0);
   std::swap(perm[size_t(axis)], perm.back()); // its own inverse

@@ -1,6 +1,7 @@
 //===- GraphBuilder.cpp - Shape-inferring, folding HLO builder ------------===//
 #include "kiln/Import/GraphBuilder.h"
 
+#include "kiln/Analysis/CostAnalysis.h"
 #include "kiln/Eval/Evaluator.h"
 #include "kiln/Import/LiteralUtil.h"
 #include "kiln/IR/Verifier.h"
@@ -129,7 +130,9 @@ Value GraphBuilder::fold(Value instruction) {
   for (Value operand : instruction->operands())
     if (operand->opcode() != Opcode::Constant)
       return instruction;
-  if (!worthFolding(*instruction))
+  if (!worthFolding(*instruction) ||
+      analysis::instructionCost(*instruction).flops >
+          ResourceLimits::kMaxFoldFlops)
     return instruction;
   std::vector<const ir::Literal *> literals;
   for (Value operand : instruction->operands()) {
