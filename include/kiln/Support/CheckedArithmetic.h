@@ -87,6 +87,17 @@ template <typename I> I saturatingCast(double value) {
   return I(value);
 }
 
+/// A 128-bit intermediate (window arithmetic on model-given sizes) as
+/// int64_t, clamped to its range: out-of-range sizes are left for shape
+/// inference to reject instead of wrapping.
+inline int64_t saturateToInt64(__int128 value) {
+  if (value > std::numeric_limits<int64_t>::max())
+    return std::numeric_limits<int64_t>::max();
+  if (value < std::numeric_limits<int64_t>::min())
+    return std::numeric_limits<int64_t>::min();
+  return int64_t(value);
+}
+
 /// floor(a / b), rounding toward negative infinity as Python's // does
 /// (C++'s / rounds toward zero). b must not be 0, and a / b must not
 /// overflow (INT64_MIN / -1).

@@ -1,6 +1,8 @@
 //===- ConvLowering.cpp - Convolutions and per-channel affine ops for importers ===//
 #include "Common/ConvLowering.h"
 
+#include "kiln/Support/CheckedArithmetic.h"
+
 #include <fmt/format.h>
 
 namespace kiln::import {
@@ -86,7 +88,7 @@ std::pair<int64_t, int64_t> samePadding(int64_t inputSize, int64_t kernelSize,
   Wide effective = Wide(kernelSize - 1) * dilation + 1;
   Wide output = (Wide(inputSize) + stride - 1) / stride;
   Wide wide = std::max<Wide>(0, (output - 1) * stride + effective - inputSize);
-  int64_t total = wide > INT64_MAX ? INT64_MAX : int64_t(wide);
+  int64_t total = saturateToInt64(wide);
   int64_t small = total / 2;
   return upper ? std::pair{small, total - small}
                : std::pair{total - small, small};

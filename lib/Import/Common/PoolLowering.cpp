@@ -60,7 +60,7 @@ PoolWindow spatialPoolWindow(const std::vector<int64_t> &inputDims,
       --out;
     Wide extra =
         std::max<Wide>(0, (out - 1) * s + effective - (Wide(in) + low + high));
-    w.extraHigh[d] = extra > INT64_MAX ? INT64_MAX : int64_t(extra);
+    w.extraHigh[d] = saturateToInt64(extra);
   }
   return w;
 }
