@@ -5,15 +5,15 @@ sanitizer_sweep.py --tool build-sanitize/test/sanitizer/kiln-model-sweep
                    --work DIR [--jobs N] [--evaluate-max-flops N] [--cache DIR]
 
 Each model gets what `kiln inspect` does (import, verify, the default
-pipeline, buffer assignment, cost analysis); models whose imported module
-costs at most --evaluate-max-flops (default 20 MFLOP: every conformance
-model and the 16 smallest real models; 0: every model, which takes hours,
-since the evaluator runs at about 3 MFLOP/s under the sanitizers) are also
-printed as HLO, parsed back, verified and evaluated by the reference
-evaluator on `kiln check`'s seeded inputs. The work runs in
+pipeline, buffer assignment, cost analysis), and is then printed as HLO,
+parsed back, verified and evaluated by the reference evaluator on `kiln
+check`'s seeded inputs (--evaluate-max-flops N skips the evaluation of
+models costing more than N FLOPs, for a quicker local run). The work runs in
 kiln-model-sweep (test/sanitizer/ModelSweep.cpp), which takes a list of
-models, so a few processes do it all: a sanitized kiln takes about a third of
-a second to start, which per model would not fit the CI budget.
+models, so a few processes do it all: a sanitized kiln takes about a third
+of a second to start, which per conformance model would not fit the CI
+budget. Each real model gets a process of its own, so the jobs share the
+big ones evenly.
 
 The oracle is the sanitizers and kiln's error contract, not numbers (those
 are checked against ONNX, ONNX Runtime and TF.js in the normal suites): a
@@ -105,13 +105,23 @@ def run_shard(opts, index, shard):
     return outcomes
 
 
+def plan_shards(selected, jobs):
+    """Each real model alone, largest first, then the conformance models in
+    `jobs` lists: the jobs take shards from this queue as they finish, so a
+    few slow real models do not hold up one job while the other idles."""
+    real = sorted((m for m in selected if m[3] > 0), key=lambda m: -m[3])
+    small = [m for m in selected if m[3] == 0]
+    return [[m] for m in real] + [small[i::jobs] for i in range(jobs) if small[i::jobs]]
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__.split('\n')[0])
     p.add_argument('--tool', required=True, help='kiln-model-sweep of a sanitized build')
     p.add_argument('--work', required=True)
     p.add_argument('--jobs', type=int, default=2)
-    p.add_argument('--evaluate-max-flops', type=int, default=20_000_000,
-                   help='evaluate models costing at most this many FLOPs (0: all)')
+    p.add_argument('--evaluate-max-flops', type=int, default=0,
+                   help='evaluate only models costing at most this many FLOPs '
+                        '(default 0: every model)')
     p.add_argument('--cache', default=os.environ.get(
         'KILN_TEST_CACHE', os.path.expanduser('~/.cache/kiln-test')))
     p.add_argument('--filter', default='', help='regex on model names')
@@ -120,12 +130,11 @@ def main():
     opts.tool, opts.work = os.path.abspath(opts.tool), os.path.abspath(opts.work)
     os.makedirs(opts.work, exist_ok=True)
     selected = [m for m in models(opts) if re.search(opts.filter, m[0])]
-    # Round robin, largest first, so the big real models spread over shards.
-    selected.sort(key=lambda m: -m[3])
-    shards = [selected[i::opts.jobs] for i in range(opts.jobs)]
+    shards = plan_shards(selected, opts.jobs)
     start, outcomes, opts.seconds = time.time(), {}, {}
     with concurrent.futures.ThreadPoolExecutor(opts.jobs) as pool:
-        for result in pool.map(lambda i: run_shard(opts, i, shards[i]), range(opts.jobs)):
+        for result in pool.map(lambda i: run_shard(opts, i, shards[i]),
+                               range(len(shards))):
             outcomes.update(result)
     counts, failures = {}, []
     for name, (outcome, detail) in sorted(outcomes.items()):

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds kiln and runs every test: the full ctest suite in ./build; then, under
-# AddressSanitizer + UndefinedBehaviorSanitizer in ./build-sanitize, the unit
-# and lit tests, every real and conformance model (scripts/sanitizer_sweep.py)
-# and every libFuzzer target for a few seconds (fuzz/run.sh). Run from
+# AddressSanitizer + UndefinedBehaviorSanitizer in ./build-sanitize, the unit,
+# lit and evaluator-vs-NumPy tests, every real and conformance model imported
+# and evaluated (scripts/sanitizer_sweep.py) and every libFuzzer target for a few seconds (fuzz/run.sh). Run from
 # anywhere; uses ccache when it is installed. Set KILN_JOBS to limit parallel
 # jobs (default: all cores) and KILN_FUZZ_RUNS to fuzz each target longer.
 set -euo pipefail
@@ -35,13 +35,13 @@ configure_and_build build-sanitize "kiln kiln-unit-tests kiln-model-sweep kiln-f
   -DCMAKE_C_COMPILER=clang-19 -DCMAKE_CXX_COMPILER=clang++-19 \
   -DKILN_SANITIZE=ON -DKILN_FUZZ=ON -DKILN_WERROR=OFF
 
-echo "== unit and lit tests under ASan + UBSan"
+echo "== unit, lit and evaluator-vs-NumPy tests under ASan + UBSan"
 # detect_leaks=1: LeakSanitizer is on (it needs ptrace, which works as root
 # and in ordinary containers; see docs/architecture.md, Sanitizers).
 (cd build-sanitize &&
   ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
   UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-  ctest --output-on-failure -j "$jobs" -R '^(unit|lit)$')
+  ctest --output-on-failure -j "$jobs" -R '^(unit|lit|eval-numpy)$')
 
 echo "== sanitizer sweep: every real model and ONNX conformance model"
 /usr/bin/python3 scripts/sanitizer_sweep.py --jobs "$jobs" \

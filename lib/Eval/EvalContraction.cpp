@@ -69,6 +69,19 @@ Error checkDot(const Instruction &inst, const Literal &lhs,
   return Error::success();
 }
 
+/// Element offset of `index`'s entries placed at dimensions `dims`.
+int64_t offsetOf(const Index &dims, const Index &strides, const Index &index,
+                 size_t first) {
+  int64_t offset = 0;
+  for (size_t i = 0; i < dims.size(); ++i)
+    offset += index[first + i] * strides[size_t(dims[i])];
+  return offset;
+}
+
+// Offsets are computed with row-major strides, and the innermost loop runs
+// over the last contracting dimension, so the oracle stays fast enough to run
+// every real model under the sanitizers. Contracting indices are summed in
+// row-major order.
 Expected<Literal> evalDot(const Instruction &inst, const Literal &lhs,
                           const Literal &rhs) {
   if (Error e = checkDot(inst, lhs, rhs))
@@ -81,35 +94,52 @@ Expected<Literal> evalDot(const Instruction &inst, const Literal &lhs,
                  dn.rhsContracting.end());
   Index lhsFree = complement(lhsUsed, lhs.shape().rank());
   Index rhsFree = complement(rhsUsed, rhs.shape().rank());
-  Index contractSizes;
-  for (int64_t d : dn.lhsContracting)
-    contractSizes.push_back(lhs.shape().dim(size_t(d)));
+  Index lhsStrides = rowMajorStrides(lhs.shape().dims());
+  Index rhsStrides = rowMajorStrides(rhs.shape().dims());
+  // The contracting dimensions but the last are walked index by index; the
+  // last is the inner loop (length 1 when nothing contracts).
+  Index lhsOuterContracting = dn.lhsContracting;
+  Index rhsOuterContracting = dn.rhsContracting;
+  int64_t innerSize = 1, lhsInnerStride = 0, rhsInnerStride = 0;
+  if (!lhsOuterContracting.empty()) {
+    innerSize = lhs.shape().dim(size_t(lhsOuterContracting.back()));
+    lhsInnerStride = lhsStrides[size_t(lhsOuterContracting.back())];
+    rhsInnerStride = rhsStrides[size_t(rhsOuterContracting.back())];
+    lhsOuterContracting.pop_back();
+    rhsOuterContracting.pop_back();
+  }
+  Index outerSizes;
+  for (int64_t d : lhsOuterContracting)
+    outerSizes.push_back(lhs.shape().dim(size_t(d)));
   Literal out(inst.shape());
   return visitDType(out.shape().dtype(), [&](auto tag) -> Expected<Literal> {
     constexpr DType kType = decltype(tag)::value;
+    using Traits = DTypeTraits<kType>;
     using C = ComputeT<kType>;
     using Acc = typename Accumulator<C>::Acc;
-    Index li(size_t(lhs.shape().rank())), ri(size_t(rhs.shape().rank()));
+    const auto *lhsData = lhs.data<typename Traits::Storage>();
+    const auto *rhsData = rhs.data<typename Traits::Storage>();
+    size_t batchRank = dn.lhsBatch.size();
     int64_t to = 0;
     forEachIndex(out.shape().dims(), [&](const Index &index) {
-      size_t pos = 0;
-      for (size_t i = 0; i < dn.lhsBatch.size(); ++i, ++pos) {
-        li[size_t(dn.lhsBatch[i])] = index[pos];
-        ri[size_t(dn.rhsBatch[i])] = index[pos];
-      }
-      for (int64_t d : lhsFree)
-        li[size_t(d)] = index[pos++];
-      for (int64_t d : rhsFree)
-        ri[size_t(d)] = index[pos++];
+      // The result's dimensions: batch, then lhs free, then rhs free.
+      int64_t lhsBase = offsetOf(dn.lhsBatch, lhsStrides, index, 0) +
+                        offsetOf(lhsFree, lhsStrides, index, batchRank);
+      int64_t rhsBase =
+          offsetOf(dn.rhsBatch, rhsStrides, index, 0) +
+          offsetOf(rhsFree, rhsStrides, index, batchRank + lhsFree.size());
       Acc acc = Acc(0);
-      forEachIndex(contractSizes, [&](const Index &c) {
-        for (size_t k = 0; k < c.size(); ++k) {
-          li[size_t(dn.lhsContracting[k])] = c[k];
-          ri[size_t(dn.rhsContracting[k])] = c[k];
-        }
-        acc = Accumulator<C>::mulAdd(
-            acc, load<kType>(lhs, linearIndex(li, lhs.shape().dims())),
-            load<kType>(rhs, linearIndex(ri, rhs.shape().dims())));
+      if (innerSize == 0) { // the operands may hold no data to point into
+        store<kType>(out, to++, Accumulator<C>::finish(acc));
+        return;
+      }
+      forEachIndex(outerSizes, [&](const Index &c) {
+        int64_t lhsAt =
+            lhsBase + offsetOf(lhsOuterContracting, lhsStrides, c, 0);
+        int64_t rhsAt =
+            rhsBase + offsetOf(rhsOuterContracting, rhsStrides, c, 0);
+        acc = stridedMulAdd<kType>(acc, lhsData + lhsAt, lhsInnerStride,
+                                   rhsData + rhsAt, rhsInnerStride, innerSize);
       });
       store<kType>(out, to++, Accumulator<C>::finish(acc));
     });

@@ -101,8 +101,40 @@ Expected<ConvPlan> planConvolution(const Instruction &inst, const Literal &lhs,
   return plan;
 }
 
+/// Where the taps of one output position read: the offset of the input
+/// element relative to the start of its batch and feature group, and of the
+/// kernel element relative to its output feature. Taps on padding or on a
+/// base-dilation hole read nothing and are left out.
+void tapReads(const Index &outIndex, const ConvPlan &plan,
+              const Instruction &inst, const Index &lhsDims,
+              const Index &lhsStrides, const Index &rhsStrides,
+              std::vector<std::pair<int64_t, int64_t>> &reads) {
+  const auto &dn = inst.attrs().conv;
+  reads.clear();
+  if (plan.groupInputFeatures == 0) // no tap reads anything
+    return;
+  forEachIndex(plan.kernelSpatialSizes, [&](const Index &tap) {
+    int64_t lhsAt = 0, rhsAt = 0;
+    for (size_t s = 0; s < tap.size(); ++s) {
+      size_t dim = size_t(dn.inputSpatial[s]);
+      int64_t from = windowSource(outIndex[size_t(dn.outputSpatial[s])],
+                                  tap[s], lhsDims[dim], inst.attrs().window[s]);
+      if (from < 0)
+        return;
+      lhsAt += from * lhsStrides[dim];
+      rhsAt += tap[s] * rhsStrides[size_t(dn.kernelSpatial[s])];
+    }
+    reads.push_back({lhsAt, rhsAt});
+  });
+}
+
 } // namespace
 
+// Offsets come from row-major strides. The taps' reads are found once per
+// output position and reused for every output feature, and the innermost
+// loop runs over the group's input features, so the oracle stays fast enough
+// to run every real model under the sanitizers. Products are summed tap by
+// tap, input features in order within a tap.
 Expected<Literal> evalConvolution(const Instruction &inst, const Literal &lhs,
                                   const Literal &rhs) {
   Expected<ConvPlan> planned = planConvolution(inst, lhs, rhs);
@@ -110,43 +142,45 @@ Expected<Literal> evalConvolution(const Instruction &inst, const Literal &lhs,
     return planned.takeError();
   const ConvPlan &plan = *planned;
   const auto &dn = inst.attrs().conv;
-  const auto &window = inst.attrs().window;
-  const Index &lhsDims = lhs.shape().dims(), &rhsDims = rhs.shape().dims();
+  const Index &lhsDims = lhs.shape().dims();
+  Index lhsStrides = rowMajorStrides(lhsDims);
+  Index rhsStrides = rowMajorStrides(rhs.shape().dims());
+  int64_t lhsFeatureStride = lhsStrides[size_t(dn.inputFeature)];
+  int64_t rhsFeatureStride = rhsStrides[size_t(dn.kernelInputFeature)];
   Literal out(inst.shape());
+  Index outStrides = rowMajorStrides(out.shape().dims());
+  int64_t outFeatures = out.shape().dim(size_t(dn.outputFeature));
+  Index positions = out.shape().dims(); // the result without its features
+  positions[size_t(dn.outputFeature)] = outFeatures == 0 ? 0 : 1;
   return visitDType(out.shape().dtype(), [&](auto tag) -> Expected<Literal> {
     constexpr DType kType = decltype(tag)::value;
+    using Traits = DTypeTraits<kType>;
     using C = ComputeT<kType>;
     using Acc = typename Accumulator<C>::Acc;
-    Index li(lhsDims.size()), ri(rhsDims.size());
-    int64_t to = 0;
-    forEachIndex(out.shape().dims(), [&](const Index &index) {
-      int64_t feature = index[size_t(dn.outputFeature)];
-      int64_t group = feature / plan.outPerFeatureGroup;
-      int64_t batchGroup = feature / plan.outPerBatchGroup;
-      li[size_t(dn.inputBatch)] =
-          batchGroup * plan.outBatch + index[size_t(dn.outputBatch)];
-      ri[size_t(dn.kernelOutputFeature)] = feature;
-      Acc acc = Acc(0);
-      for (int64_t i = 0; i < plan.groupInputFeatures; ++i) {
-        li[size_t(dn.inputFeature)] = group * plan.groupInputFeatures + i;
-        ri[size_t(dn.kernelInputFeature)] = i;
-        forEachIndex(plan.kernelSpatialSizes, [&](const Index &tap) {
-          for (size_t s = 0; s < tap.size(); ++s) {
-            int64_t from = windowSource(index[size_t(dn.outputSpatial[s])],
-                                        tap[s],
-                                        lhsDims[size_t(dn.inputSpatial[s])],
-                                        window[s]);
-            if (from < 0)
-              return; // padding or a dilation hole
-            li[size_t(dn.inputSpatial[s])] = from;
-            ri[size_t(dn.kernelSpatial[s])] = tap[s];
-          }
-          acc = Accumulator<C>::mulAdd(
-              acc, load<kType>(lhs, linearIndex(li, lhsDims)),
-              load<kType>(rhs, linearIndex(ri, rhsDims)));
-        });
+    const auto *lhsData = lhs.data<typename Traits::Storage>();
+    const auto *rhsData = rhs.data<typename Traits::Storage>();
+    std::vector<std::pair<int64_t, int64_t>> reads; // lhs, rhs offsets
+    forEachIndex(positions, [&](const Index &index) {
+      tapReads(index, plan, inst, lhsDims, lhsStrides, rhsStrides, reads);
+      int64_t outAt = linearIndex(index, out.shape().dims());
+      for (int64_t feature = 0; feature < outFeatures; ++feature) {
+        int64_t group = feature / plan.outPerFeatureGroup;
+        int64_t batch = feature / plan.outPerBatchGroup * plan.outBatch +
+                        index[size_t(dn.outputBatch)];
+        int64_t lhsGroup = batch * lhsStrides[size_t(dn.inputBatch)] +
+                           group * plan.groupInputFeatures * lhsFeatureStride;
+        int64_t rhsFeature =
+            feature * rhsStrides[size_t(dn.kernelOutputFeature)];
+        Acc acc = Acc(0);
+        for (auto [lhsAt, rhsAt] : reads)
+          acc = stridedMulAdd<kType>(acc, lhsData + (lhsGroup + lhsAt),
+                                     lhsFeatureStride,
+                                     rhsData + (rhsFeature + rhsAt),
+                                     rhsFeatureStride, plan.groupInputFeatures);
+        store<kType>(out,
+                     outAt + feature * outStrides[size_t(dn.outputFeature)],
+                     Accumulator<C>::finish(acc));
       }
-      store<kType>(out, to++, Accumulator<C>::finish(acc));
     });
     return std::move(out);
   });

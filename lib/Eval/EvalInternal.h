@@ -144,6 +144,10 @@ void forEachIndex(const std::vector<int64_t> &dims, F &&fn) {
 int64_t linearIndex(const std::vector<int64_t> &index,
                     const std::vector<int64_t> &dims);
 
+/// Row-major element strides of an array of `dims`: linearIndex(index, dims)
+/// is the sum of index[i] * strides[i].
+std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &dims);
+
 /// Copies element `from` of `src` to element `to` of `dst` (same dtype).
 inline void copyElement(Literal &dst, int64_t to, const Literal &src,
                         int64_t from) {

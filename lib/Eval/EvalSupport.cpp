@@ -13,6 +13,13 @@ int64_t linearIndex(const std::vector<int64_t> &index,
   return offset;
 }
 
+std::vector<int64_t> rowMajorStrides(const std::vector<int64_t> &dims) {
+  std::vector<int64_t> strides(dims.size(), 1);
+  for (size_t i = dims.size(); i > 1; --i)
+    strides[i - 2] = strides[i - 1] * dims[i - 1];
+  return strides;
+}
+
 Expected<int64_t> loadIndex(const Literal &literal, int64_t i) {
   return visitDType(literal.shape().dtype(), [&](auto tag) -> Expected<int64_t> {
     constexpr DType kType = decltype(tag)::value;

@@ -202,7 +202,8 @@ def dot_cases(rng):
             ("f32", (4,), (4,), "i,i->", ((0,), (0,))),
             ("f32", (4, 3), (5, 4), "ki,jk->ij", ((0,), (1,))),
             ("f32", (2, 3, 4), (3, 4, 5), "ijk,jkl->il", ((1, 2), (0, 1))),
-            ("f32", (3, 0), (0, 2), "ij,jk->ik", ((1,), (0,)))]
+            ("f32", (3, 0), (0, 2), "ij,jk->ik", ((1,), (0,))),
+            ("f32", (0, 3), (0, 2), "ji,jk->ik", ((0,), (0,)))]
     for dtype, ls, rs, spec, (lc, rc) in rows:
         a, b = small(ls, dtype), small(rs, dtype)
         cases.append(dot_case(a, b, spec, dot_attrs(lc, rc)))

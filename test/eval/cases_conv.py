@@ -127,6 +127,8 @@ def conv_cases(rng):
                   [same, same]),
         conv_case(rng, "f32", (3, 6, 2), (3, 2, 2), "f0b_i0o->b0f",
                   [dict(stride=2)]),
+        conv_case(rng, "f32", (1, 0, 2), (2, 2, 3), "b0f_0io->b0f",
+                  [dict(lo=1, hi=1)]),
     ]
 
 
