@@ -2,9 +2,10 @@
 # Builds kiln and runs every test: the full ctest suite in ./build; then, under
 # AddressSanitizer + UndefinedBehaviorSanitizer in ./build-sanitize, the unit,
 # lit and evaluator-vs-NumPy tests, every real and conformance model imported
-# and evaluated (scripts/sanitizer_sweep.py) and every libFuzzer target for a few seconds (fuzz/run.sh). Run from
-# anywhere; uses ccache when it is installed. Set KILN_JOBS to limit parallel
-# jobs (default: all cores) and KILN_FUZZ_RUNS to fuzz each target longer.
+# and evaluated (scripts/sanitizer_sweep.py) and every libFuzzer target for a
+# few seconds (fuzz/run.sh). Run from anywhere; uses ccache when it is
+# installed. Set KILN_JOBS to limit parallel jobs (default: all cores) and
+# KILN_FUZZ_RUNS to fuzz each target longer.
 set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
