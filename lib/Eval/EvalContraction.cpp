@@ -129,18 +129,16 @@ Expected<Literal> evalDot(const Instruction &inst, const Literal &lhs,
           offsetOf(dn.rhsBatch, rhsStrides, index, 0) +
           offsetOf(rhsFree, rhsStrides, index, batchRank + lhsFree.size());
       Acc acc = Acc(0);
-      if (innerSize == 0) { // the operands may hold no data to point into
-        store<kType>(out, to++, Accumulator<C>::finish(acc));
-        return;
-      }
-      forEachIndex(outerSizes, [&](const Index &c) {
-        int64_t lhsAt =
-            lhsBase + offsetOf(lhsOuterContracting, lhsStrides, c, 0);
-        int64_t rhsAt =
-            rhsBase + offsetOf(rhsOuterContracting, rhsStrides, c, 0);
-        acc = stridedMulAdd<kType>(acc, lhsData + lhsAt, lhsInnerStride,
-                                   rhsData + rhsAt, rhsInnerStride, innerSize);
-      });
+      if (innerSize > 0) // else the operands may hold no data to point into
+        forEachIndex(outerSizes, [&](const Index &c) {
+          int64_t lhsAt =
+              lhsBase + offsetOf(lhsOuterContracting, lhsStrides, c, 0);
+          int64_t rhsAt =
+              rhsBase + offsetOf(rhsOuterContracting, rhsStrides, c, 0);
+          acc = stridedMulAdd<kType>(acc, lhsData + lhsAt, lhsInnerStride,
+                                     rhsData + rhsAt, rhsInnerStride,
+                                     innerSize);
+        });
       store<kType>(out, to++, Accumulator<C>::finish(acc));
     });
     return std::move(out);
