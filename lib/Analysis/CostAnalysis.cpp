@@ -1,6 +1,8 @@
 //===- CostAnalysis.cpp - FLOPs and memory traffic of HLO -----------------===//
 #include "kiln/Analysis/CostAnalysis.h"
 
+#include "kiln/Support/ResourceLimits.h"
+
 #include <set>
 
 namespace kiln::analysis {
@@ -105,6 +107,10 @@ int64_t bytesWritten(const Instruction &instruction) {
 Cost instructionCost(const Instruction &instruction) {
   return {instructionFlops(instruction), bytesRead(instruction),
           bytesWritten(instruction)};
+}
+
+bool affordableToFold(const Instruction &instruction) {
+  return instructionCost(instruction).flops <= ResourceLimits::kMaxFoldFlops;
 }
 
 Cost moduleCost(const ir::Module &module) {

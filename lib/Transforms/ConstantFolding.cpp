@@ -20,7 +20,6 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Analysis/CostAnalysis.h"
 #include "kiln/Eval/Evaluator.h"
-#include "kiln/Support/ResourceLimits.h"
 #include "kiln/Transforms/Passes.h"
 
 #include <map>
@@ -92,8 +91,7 @@ int64_t storedBytes(const Instruction &instruction) {
 }
 
 bool worthMaterializing(const Instruction &instruction) {
-  if (analysis::instructionCost(instruction).flops >
-      ResourceLimits::kMaxFoldFlops)
+  if (!analysis::affordableToFold(instruction))
     return false;
   const ir::Shape &shape = instruction.shape();
   if (shape.numElements() <= kMaxMaterializedElements)

@@ -43,6 +43,11 @@ struct Cost {
 /// stays in registers or its own scratch.
 Cost instructionCost(const ir::Instruction &instruction);
 
+/// Whether computing `instruction` at compile time (constant folding, in the
+/// importers and in the HLO pass) costs at most
+/// ResourceLimits::kMaxFoldFlops.
+bool affordableToFold(const ir::Instruction &instruction);
+
 /// The sum over the entry computation's instructions.
 Cost moduleCost(const ir::Module &module);
 

@@ -27,7 +27,7 @@ constexpr int64_t kMaxFoldGrowth = 4;
 
 bool worthFolding(const ir::Instruction &instruction) {
   const ir::Shape &shape = instruction.shape();
-  if (shape.isTuple())
+  if (shape.isTuple() || !analysis::affordableToFold(instruction))
     return false;
   if (instruction.opcode() == Opcode::Broadcast ||
       instruction.opcode() == Opcode::Iota)
@@ -130,9 +130,7 @@ Value GraphBuilder::fold(Value instruction) {
   for (Value operand : instruction->operands())
     if (operand->opcode() != Opcode::Constant)
       return instruction;
-  if (!worthFolding(*instruction) ||
-      analysis::instructionCost(*instruction).flops >
-          ResourceLimits::kMaxFoldFlops)
+  if (!worthFolding(*instruction))
     return instruction;
   std::vector<const ir::Literal *> literals;
   for (Value operand : instruction->operands()) {
