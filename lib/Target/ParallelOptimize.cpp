@@ -65,12 +65,28 @@ void restoreVisibility(llvm::Module &module,
 /// Constant data larger than this is kept out of the partitions.
 constexpr uint64_t kDetachBytes = 4096;
 
+/// Whether `value` is or refers to a global (a pointer table): such an
+/// initializer belongs to the module it was made in and cannot be copied
+/// into another.
+bool refersToGlobals(const llvm::Constant *value) {
+  if (llvm::isa<llvm::GlobalValue>(value))
+    return true;
+  for (const llvm::Use &operand : value->operands())
+    if (refersToGlobals(llvm::cast<llvm::Constant>(operand.get())))
+      return true;
+  return false;
+}
+
 /// Weights: the initializers of large constant globals, held back while
 /// the partitions travel as bitcode (writing, reading and linking
 /// megabytes of weights cost a quarter of the optimization time, measured
 /// on faceres-deep) and put back once they are linked. The optimizer sees
 /// external constants of the same type and alignment instead; it has no
 /// use for their contents (a kernel reads weights at run-time offsets).
+/// Only plain data is held back: an initializer that points to globals (the
+/// profile's kernel table) points into the module being split, which is
+/// gone by the time the linked module would get it back, so such tables
+/// travel with their partition like code.
 struct DetachedData {
   llvm::Constant *initializer;
   llvm::MaybeAlign align;
@@ -81,7 +97,8 @@ std::map<std::string, DetachedData> detachLargeConstants(llvm::Module &module) {
   const llvm::DataLayout &layout = module.getDataLayout();
   for (llvm::GlobalVariable &global : module.globals()) {
     if (!global.isConstant() || !global.hasInitializer() || !global.hasName() ||
-        layout.getTypeAllocSize(global.getValueType()) <= kDetachBytes)
+        layout.getTypeAllocSize(global.getValueType()) <= kDetachBytes ||
+        refersToGlobals(global.getInitializer()))
       continue;
     out[global.getName().str()] = {global.getInitializer(), global.getAlign()};
     global.setInitializer(nullptr);
@@ -102,18 +119,6 @@ void reattachConstants(llvm::Module &module,
     global->setInitializer(data.initializer);
     global->setAlignment(data.align);
   }
-}
-
-/// Whether `value` is or refers to a global (a pointer table): such an
-/// initializer belongs to the module it was made in and cannot be copied
-/// into another.
-bool refersToGlobals(const llvm::Constant *value) {
-  if (llvm::isa<llvm::GlobalValue>(value))
-    return true;
-  for (const llvm::Use &operand : value->operands())
-    if (refersToGlobals(llvm::cast<llvm::Constant>(operand.get())))
-      return true;
-  return false;
 }
 
 /// Gives `part` a copy of every small constant it uses but another

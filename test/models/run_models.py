@@ -104,7 +104,11 @@ THREADS = [('tfjs', 'blazeface-back', 'x86_64'), ('tfjs', 'posenet', 'x86_64'),
            ('onnx', 'blazeface-back', 'x86_64'), ('onnx', 'fmnist_cnn', 'x86_64'),
            ('tfjs', 'blazeface-front', 'aarch64')]
 SUITES = ['tfjs', 'tfjs-pb', 'tfjs-pb-unfused', 'onnx', 'blazeface-cross', 'fmnist', 'aarch64',
-          'fusion-effect', 'threads']
+          'fusion-effect', 'threads', 'profile']
+# The profile suite's object path forces machine code into this many partitions (small models
+# too); optimization partitions by module size (ParallelOptimize.cpp) on both paths.
+PROFILE_PARTITIONS = 3
+TRACE_CHECK = os.path.join(REPO, 'test', 'lit', 'AOT', 'Inputs', 'check_trace.py')
 
 
 def norm(name):
@@ -369,6 +373,12 @@ class Harness:
                     m = self.tfjs_model(n) if s == 'tfjs' else self.onnx_model(n)
                     out.append((f'{s}/{n}/{arch}', m, self.bind(self.check_threads, m, arch)))
             return out
+        if suite == 'profile':
+            models = ([(f'tfjs/{n}', self.tfjs_model(n), 'json') for n in HUMAN_MODELS] +
+                      [(f'tfjs-pb/{n}', self.tfjs_model(n), 'pb') for n in PB_SUBSET] +
+                      [(f'onnx/{n}', self.onnx_model(n), 'onnx') for n in ONNX_MODELS])
+            return [(name, m, self.bind(self.check_profile, m, form))
+                    for name, m, form in models if keep(name)]
         if suite == 'fmnist':
             return [(n, None, self.bind(self.check_fmnist, n))
                     for n in ('fmnist_mlp', 'fmnist_cnn') if keep(n)]
@@ -410,15 +420,7 @@ class Harness:
             manifest = self.compile(arch, m.path, 'model', work, m.dynamic())
         else:
             pb = self.graphdef(m, form == 'unfused')
-            config = os.path.join(work, 'config.pbtxt')
-            with open(config, 'w') as f:
-                for n, _, s in m.inputs:
-                    dims = ' '.join(f'dim {{ size: {d} }}' for d in s)
-                    f.write(f'feed {{ id {{ node_name: "{n}" }} shape {{ {dims} }} }}\n')
-                for t in m.fetches():
-                    node, _, idx = t.partition(':')
-                    f.write(f'fetch {{ id {{ node_name: "{node}" output_index: {idx or 0} }} }}\n')
-            manifest = self.compile(arch, pb, 'model', work, ['--config', config])
+            manifest = self.compile(arch, pb, 'model', work, ['--config', self.tf_config(work, m)])
         self.compare(self.execute(arch, 'model', work, manifest, inputs), outputs)
 
     def check_onnx(self, ref, work, m, arch):
@@ -472,6 +474,43 @@ class Harness:
             print(f'      {m.name} ({arch}): {split} of {len(manifest["kernels"])} kernels split; '
                   f'{lines[0]}',
                   flush=True)
+
+    def tf_config(self, work, m):
+        """A tfcompile config feeding the model's inputs (static shapes) and fetching its
+        outputs, for the frozen .pb forms."""
+        config = os.path.join(work, 'config.pbtxt')
+        with open(config, 'w') as f:
+            for n, _, s in m.inputs:
+                dims = ' '.join(f'dim {{ size: {d} }}' for d in s)
+                f.write(f'feed {{ id {{ node_name: "{n}" }} shape {{ {dims} }} }}\n')
+            for t in m.fetches():
+                node, _, idx = t.partition(':')
+                f.write(f'fetch {{ id {{ node_name: "{node}" output_index: {idx or 0} }} }}\n')
+        return config
+
+    def check_profile(self, ref, work, m, form):
+        """`kiln profile` runs the model in the JIT and writes a valid trace (one run, every
+        kernel inside it); `kiln compile --profile` with the module forced into partitions
+        gives an object whose results still match the reference."""
+        inputs, outputs = ref
+        if form == 'pb':
+            path, flags = self.graphdef(m, False), ['--config', self.tf_config(work, m)]
+        else:
+            path, flags = m.path, m.dynamic()
+        trace = os.path.join(work, 'trace.json')
+        try:
+            kilnrun.run([self.opts.kiln, 'profile', path, '--runs', '1', '-o', trace] + flags)
+        except Failure as e:
+            e.stage = 'run'
+            raise
+        check = subprocess.run(['/usr/bin/python3', TRACE_CHECK, trace, '--runs', '1'],
+                               capture_output=True, text=True)
+        if check.returncode or 'trace ok' not in check.stdout:
+            raise Failure(f'kiln profile trace: {check.stdout.strip()} {check.stderr.strip()}')
+        manifest = self.compile('x86_64', path, 'model', work,
+                                flags + ['--profile', '--codegen-partitions',
+                                         str(PROFILE_PARTITIONS)])
+        self.compare(self.execute('x86_64', 'model', work, manifest, inputs), outputs)
 
     def check_cross(self, ref, work, name):
         """kiln(TF.js BlazeFace) == kiln(ONNX BlazeFace) on the same input."""
