@@ -1,6 +1,8 @@
 //===- ProfileTable.cpp - The table `kiln profile` prints -----------------===//
 //
-// The most expensive kernels first: time per run, share of the run time
+// The most expensive kernels first: a name short enough for a terminal
+// (the root's instruction, cut to its end) with the number of source-model
+// nodes the kernel computes, time per run, share of the run time
 // (the whole entry call, so the shares of all kernels add up to a little
 // under 100%: the rest is the clock reads between kernels), and what the
 // kernel achieved against its static cost (CostAnalysis FLOPs and bytes).
@@ -29,6 +31,29 @@ std::string percent(double part, double whole) {
   return whole > 0 ? fmt::format("{:.1f}%", 100 * part / whole) : "-";
 }
 
+/// The widest kernel name the table prints: real models name instructions
+/// after framework node paths of 100-280 characters, and a row must fit a
+/// terminal. The trace keeps every name whole.
+constexpr size_t kMaxNameWidth = 44;
+
+/// `name` cut to kMaxNameWidth characters. The end is kept: a framework
+/// path's last components say what the node is ("..._expand_relu_Relu6"),
+/// its first ones only where it sits.
+std::string shortName(const std::string &name) {
+  if (name.size() <= kMaxNameWidth)
+    return name;
+  constexpr std::string_view ellipsis = "...";
+  return std::string(ellipsis) +
+         name.substr(name.size() - (kMaxNameWidth - ellipsis.size()));
+}
+
+/// How many source-model nodes a kernel computes: a fusion's whole list.
+int64_t sourceCount(const KernelTime &kernel) {
+  if (kernel.sources.empty())
+    return 0;
+  return 1 + std::count(kernel.sources.begin(), kernel.sources.end(), ',');
+}
+
 } // namespace
 
 std::string formatProfileTable(const ProfileReport &report, int64_t top) {
@@ -52,15 +77,16 @@ std::string formatProfileTable(const ProfileReport &report, int64_t top) {
                   percent(kernelSeconds, report.runSeconds));
   size_t nameWidth = 6;
   for (size_t i = 0; i < shown; ++i)
-    nameWidth = std::max(nameWidth, order[i]->instruction.size());
-  out += fmt::format("{:<{}}  {:<20} {:>12} {:>7} {:>14} {:>12} {:>9}\n",
-                     "kernel", nameWidth, "opcode", "us per run", "share",
-                     "FLOPs", "bytes", "GFLOP/s");
+    nameWidth = std::max(nameWidth, shortName(order[i]->instruction).size());
+  out += fmt::format("{:<{}}  {:<14} {:>5} {:>11} {:>6} {:>12} {:>11} {:>9}\n",
+                     "kernel", nameWidth, "opcode", "nodes", "us per run",
+                     "share", "FLOPs", "bytes", "GFLOP/s");
   for (size_t i = 0; i < shown; ++i) {
     const KernelTime &kernel = *order[i];
-    out += fmt::format("{:<{}}  {:<20} {:>12.3f} {:>7} {:>14} {:>12} {:>9}\n",
-                       kernel.instruction, nameWidth, kernel.opcode,
-                       kernel.seconds / runs * 1e6,
+    out += fmt::format("{:<{}}  {:<14} {:>5} {:>11.3f} {:>6} {:>12} {:>11} "
+                       "{:>9}\n",
+                       shortName(kernel.instruction), nameWidth, kernel.opcode,
+                       sourceCount(kernel), kernel.seconds / runs * 1e6,
                        percent(kernel.seconds, report.runSeconds), kernel.flops,
                        kernel.bytes, gigaFlopsPerSecond(kernel));
   }

@@ -49,11 +49,11 @@ TEST_CASE("the profile table sorts kernels by time", "[driver][profile]") {
   CHECK(dot < copy);
   CHECK(copy < tail);
   // dot: 6 ms per run, 60% of the run, 2 x 3e9 FLOPs in 12 ms = 500 GFLOP/s.
-  CHECK(row(table, "dot") == std::vector<std::string>{"dot", "dot", "6000.000",
-                                                      "60.0%", "3000000000",
-                                                      "1000", "500.00"});
+  CHECK(row(table, "dot") ==
+        std::vector<std::string>{"dot", "dot", "1", "6000.000", "60.0%",
+                                 "3000000000", "1000", "500.00"});
   // copy has no FLOPs: no rate.
-  CHECK(row(table, "copy") == std::vector<std::string>{"copy", "copy",
+  CHECK(row(table, "copy") == std::vector<std::string>{"copy", "copy", "1",
                                                        "2000.000", "20.0%", "0",
                                                        "4000", "-"});
 }
@@ -64,4 +64,30 @@ TEST_CASE("the profile table sums the kernels it leaves out",
   CHECK(table.find("\ndot ") != std::string::npos);
   CHECK(table.find("\ncopy ") == std::string::npos);
   CHECK(table.find("(2 more kernels: 30.0%)") != std::string::npos);
+}
+
+TEST_CASE("the profile table shortens long kernel names", "[driver][profile]") {
+  // A fusion named after a 110-character framework path, computing three
+  // source nodes: the row shows the path's last 41 characters after "..."
+  // and the node count; the trace (not the table) keeps the whole names.
+  std::string path = "StatefulPartitionedCall_center_net_mobile_net_v2fpn_"
+                     "feature_extractor_model_1_model_block_1_expand_relu_"
+                     "Relu6";
+  driver::ProfileReport report;
+  report.model = "m.pb";
+  report.runs = 1;
+  report.runSeconds = 0.001;
+  report.kernels = {{path, "fusion", "a/conv,a/bias,a/relu6", 0, 8, 1, 0.001}};
+  std::string table = driver::formatProfileTable(report, 10);
+  std::string shown = "..." + path.substr(path.size() - 41);
+  CHECK(shown.size() == 44);
+  CHECK(table.find(path) == std::string::npos);
+  std::vector<std::string> fields = row(table, shown);
+  REQUIRE(fields.size() == 8);
+  CHECK(fields[1] == "fusion");
+  CHECK(fields[2] == "3");
+  // Every line of the table fits 120 columns.
+  std::istringstream lines(table);
+  for (std::string line; std::getline(lines, line);)
+    CHECK(line.size() <= 120);
 }
