@@ -28,7 +28,8 @@ constexpr int kMaxSweeps = 64;
 
 Instruction *applyRules(Instruction &instruction) {
   for (std::span<const RuleRow> table :
-       {transforms::arithmeticRules(), transforms::layoutRules()})
+       {transforms::arithmeticRules(), transforms::layoutRules(),
+        transforms::padFoldingRules()})
     for (const RuleRow &row : table)
       if (row.opcode == instruction.opcode())
         if (Instruction *replacement = row.rule(instruction))

@@ -2,7 +2,8 @@
 //
 // The `algebraic-simplifier` pass applies rewrite rules, one row per rule,
 // kept by family in their own files: arithmetic identities
-// (SimplifierArithmetic.cpp), data-movement rules (SimplifierLayout.cpp) and
+// (SimplifierArithmetic.cpp), data-movement rules (SimplifierLayout.cpp),
+// explicit pads folded into window padding (SimplifierPadFolding.cpp) and
 // transpose sinking (TransposeSinking.cpp). A rule looks at one instruction
 // and returns the value that replaces it (an existing instruction or one it
 // builds with transforms::build), or nullptr when it does not apply. Every
@@ -28,6 +29,7 @@ struct RuleRow {
 
 std::span<const RuleRow> arithmeticRules();
 std::span<const RuleRow> layoutRules();
+std::span<const RuleRow> padFoldingRules();
 
 /// Moves a transpose below an elementwise op (any opcode) so that it can
 /// meet another transpose and cancel:
