@@ -4,6 +4,7 @@ into a shared library, and lets harness.js alternate it call by call with ONNX R
 
 The model list, their inputs and shape overrides come from test/models/run_models.py, so the
 benchmark runs exactly the models and inputs the correctness tests run."""
+import argparse
 import json
 import os
 import re
@@ -26,7 +27,8 @@ HARNESS = os.path.join(HERE, 'harness.js')
 
 ONNX_MODELS = ['fmnist_mlp', 'fmnist_cnn', 'alexa_v0.1', 'embedding_model', 'hey_jarvis_v0.1',
                'hey_mycroft_v0.1', 'hey_rhasspy_v0.1', 'melspectrogram', 'silero_vad',
-               'timer_v0.1', 'weather_v0.1', 'blazeface-front', 'blazeface-back']
+               'timer_v0.1', 'weather_v0.1', 'blazeface-front', 'blazeface-back',
+               'unet-mnv2-320']
 TF_MODELS = ['liveness', 'emotion', 'iris', 'posenet', 'movenet-lightning', 'faceres-deep',
              'blazeface']
 QUICK = {'fmnist_cnn', 'hey_jarvis_v0.1', 'blazeface-front', 'liveness', 'emotion'}
@@ -210,6 +212,7 @@ def run(bench, models_dir, quick, log):
     """Benchmarks every real model; returns the rows."""
     h = run_models.Harness.__new__(run_models.Harness)  # only for its model constructors
     h.pkgs = models_dir
+    h.opts = argparse.Namespace(cache=run_models.default_cache())  # generated models
     rows = []
     for name in ONNX_MODELS:
         if quick and name not in QUICK:
