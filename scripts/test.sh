@@ -1,5 +1,8 @@
 #!/usr/bin/env bash
-# Builds kiln and runs every test: the full ctest suite in ./build; then, under
+# Builds kiln and runs every test: the full ctest suite in ./build (warnings
+# in kiln's own code are errors there); the compiler in Release as a user
+# builds it (./build-release), compiling a sample for the host and AArch64;
+# then, under
 # AddressSanitizer + UndefinedBehaviorSanitizer in ./build-sanitize, the unit,
 # lit and evaluator-vs-NumPy tests, every real and conformance model imported
 # and evaluated (scripts/sanitizer_sweep.py) and every libFuzzer target for a
@@ -24,8 +27,18 @@ configure_and_build() { # build-dir, targets ("all" for everything), cmake args.
 }
 
 echo "== build and test (./build)"
-configure_and_build build all
+configure_and_build build all -DKILN_WERROR=ON
 (cd build && ctest --output-on-failure -j "$jobs")
+
+echo "== the compiler as a user builds it: Release, default options (./build-release)"
+# The documented install (docs/cmake.md) and bench/run.sh build this; GCC's
+# -O3 warnings inside system headers once stopped it under -Werror.
+configure_and_build build-release kiln -DCMAKE_BUILD_TYPE=Release
+release_out=$(mktemp -d)
+build-release/tools/kiln/kiln compile samples/hlo/tiny_mlp.hlo -o "$release_out/tiny_mlp"
+build-release/tools/kiln/kiln compile samples/hlo/tiny_mlp.hlo --target aarch64-linux-gnu \
+  --cpu cortex-a72 -o "$release_out/tiny_mlp_arm"
+rm -rf "$release_out"
 
 echo "== build with ASan + UBSan and the libFuzzer targets (./build-sanitize, clang 19)"
 # One sanitized build serves three stages: the unit and lit tests, the model
