@@ -268,6 +268,8 @@ Expected<Value *> generateElement(EmitterContext &ctx, const Instruction &inst,
     return generatePad(ctx, inst, index);
   case Opcode::Reverse:
     return generateReverse(ctx, inst, index);
+  case Opcode::Gather:
+    return generateGather(ctx, inst, index);
   case Opcode::GetTupleElement:
   case Opcode::Constant:
   case Opcode::Parameter:
@@ -344,6 +346,8 @@ bool rowVectorizable(EmitterContext &ctx, const Instruction &inst, bool top) {
            operandRows(0);
   case Opcode::Concatenate:
     return !dims.empty() && dims[0] != last && allOperandRows();
+  case Opcode::Gather:
+    return gatherKeepsRows(inst) && operandRows(0);
   case Opcode::Pad: {
     if (last < 0)
       return false;

@@ -36,7 +36,8 @@ llvm::Value *emitCompare(EmitterContext &ctx, ir::ComparisonDirection direction,
 llvm::Value *emitConvert(EmitterContext &ctx, ir::DType from, ir::DType to,
                          llvm::Value *value);
 /// The element of an elemental opcode (InFusion Generated: elementwise,
-/// iota, broadcast, reshape, transpose, slice, concatenate, pad, reverse; or
+/// iota, broadcast, reshape, transpose, slice, concatenate, pad, reverse,
+/// gather; or
 /// Read: constant, parameter, get-tuple-element, through ctx.elementOf) at
 /// `index`, reading operands through ctx.elementOf. Errors for other opcodes.
 Expected<llvm::Value *> generateElement(EmitterContext &ctx,
@@ -49,6 +50,14 @@ Expected<llvm::Value *> generateElement(EmitterContext &ctx,
 /// the value being produced (so its own buffer does not count).
 bool rowVectorizable(EmitterContext &ctx, const ir::Instruction &instruction,
                      bool top = false);
+/// generateElement for `gather` (IndexingEmitter.cpp): the start indices at
+/// the element's batch position, clamped, plus its offsets.
+Expected<llvm::Value *> generateGather(EmitterContext &ctx,
+                                       const ir::Instruction &instruction,
+                                       const ElementIndex &index);
+/// Whether a gather's row runs read operand rows: its output's innermost
+/// dimension is an offset dimension over the operand's innermost one.
+bool gatherKeepsRows(const ir::Instruction &instruction);
 
 } // namespace kiln::codegen
 

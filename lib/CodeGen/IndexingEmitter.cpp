@@ -169,50 +169,77 @@ Error emitDynamicUpdateSlice(EmitterContext &ctx,
   });
 }
 
-Error emitGather(EmitterContext &ctx, const Instruction &instruction) {
+namespace {
+/// The gather's dimension roles: output dims that index the batch of start
+/// indices, and the operand dims its offset dims walk (in order).
+struct GatherDims {
+  std::vector<int64_t> batch, offsetOperand;
+};
+
+GatherDims gatherDims(const Instruction &instruction) {
+  const auto &g = instruction.attrs().gather;
+  auto contains = [](ArrayRef<int64_t> list, int64_t v) {
+    return std::find(list.begin(), list.end(), v) != list.end();
+  };
+  GatherDims dims;
+  for (int64_t d = 0; d < instruction.shape().rank(); ++d)
+    if (!contains(g.offsetDims, d))
+      dims.batch.push_back(d);
+  for (int64_t d = 0; d < instruction.operand(0)->shape().rank(); ++d)
+    if (!contains(g.collapsedSliceDims, d))
+      dims.offsetOperand.push_back(d);
+  return dims;
+}
+} // namespace
+
+// A gather is elemental: each output element reads its start indices (one
+// scalar per mapped dimension, at the element's batch position) and then
+// one operand element. Fused, a resize's gathers read straight from the
+// image instead of materializing a copy per tap (bilinear: four).
+Expected<Value *> generateGather(EmitterContext &ctx,
+                                 const Instruction &instruction,
+                                 const ElementIndex &index) {
   const auto &g = instruction.attrs().gather;
   const auto &sliceSizes = instruction.attrs().sizes;
   const ir::Shape &in = instruction.operand(0)->shape();
   const ir::Shape &indices = instruction.operand(1)->shape();
-  const auto &outDims = instruction.shape().dims();
-  auto contains = [](ArrayRef<int64_t> list, int64_t v) {
-    return std::find(list.begin(), list.end(), v) != list.end();
-  };
-  std::vector<int64_t> batchDims, offsetOperandDims;
-  for (int64_t d = 0; d < int64_t(outDims.size()); ++d)
-    if (!contains(g.offsetDims, d))
-      batchDims.push_back(d);
-  for (int64_t d = 0; d < in.rank(); ++d)
-    if (!contains(g.collapsedSliceDims, d))
-      offsetOperandDims.push_back(d);
-  BufferRef out = ctx.outputBuffer(instruction);
+  GatherDims dims = gatherDims(instruction);
   auto &b = ctx.builder();
+  std::vector<Value *> batch;
+  for (int64_t d : dims.batch)
+    batch.push_back(index.indices[size_t(d)]);
+  std::vector<Value *> source(size_t(in.rank()), ctx.i64(0));
+  for (size_t k = 0; k < g.startIndexMap.size(); ++k) {
+    std::vector<Value *> at = batch;
+    if (g.indexVectorDim < indices.rank())
+      at.insert(at.begin() + g.indexVectorDim, ctx.i64(int64_t(k)));
+    // Start indices depend on batch dims only: one scalar for a row run.
+    Expected<Value *> start = ctx.operandElement(instruction, 1, at);
+    if (!start)
+      return start.takeError();
+    int64_t d = g.startIndexMap[k];
+    source[size_t(d)] =
+        clampI64(ctx, indexToI64(ctx, indices.dtype(), *start), 0,
+                 in.dim(size_t(d)) - sliceSizes[size_t(d)]);
+  }
+  for (size_t j = 0; j < dims.offsetOperand.size(); ++j) {
+    size_t d = size_t(dims.offsetOperand[j]);
+    source[d] = b.CreateAdd(source[d], index.indices[size_t(g.offsetDims[j])]);
+  }
+  return ctx.elementOf(*instruction.operand(0),
+                       ElementIndex{std::move(source), nullptr, index.lanes});
+}
 
-  return ctx.emitElementLoop(
-      out, false, [&](const ElementIndex &index) -> Expected<Value *> {
-        std::vector<Value *> batch;
-        for (int64_t d : batchDims)
-          batch.push_back(index.indices[size_t(d)]);
-        std::vector<Value *> source(size_t(in.rank()), ctx.i64(0));
-        for (size_t k = 0; k < g.startIndexMap.size(); ++k) {
-          std::vector<Value *> at = batch;
-          if (g.indexVectorDim < indices.rank())
-            at.insert(at.begin() + g.indexVectorDim, ctx.i64(int64_t(k)));
-          Expected<Value *> start = ctx.operandElement(instruction, 1, at);
-          if (!start)
-            return start.takeError();
-          int64_t d = g.startIndexMap[k];
-          source[size_t(d)] =
-              clampI64(ctx, indexToI64(ctx, indices.dtype(), *start), 0,
-                       in.dim(size_t(d)) - sliceSizes[size_t(d)]);
-        }
-        for (size_t j = 0; j < offsetOperandDims.size(); ++j) {
-          size_t d = size_t(offsetOperandDims[j]);
-          source[d] =
-              b.CreateAdd(source[d], index.indices[size_t(g.offsetDims[j])]);
-        }
-        return ctx.operandElement(instruction, 0, source);
-      });
+bool gatherKeepsRows(const Instruction &instruction) {
+  const auto &g = instruction.attrs().gather;
+  int64_t last = instruction.shape().rank() - 1;
+  int64_t operandLast = instruction.operand(0)->shape().rank() - 1;
+  GatherDims dims = gatherDims(instruction);
+  // The output's innermost dim walks the operand's innermost dim: a run of
+  // output elements is a run of operand elements from one start.
+  return last >= 0 && !g.offsetDims.empty() && g.offsetDims.back() == last &&
+         !dims.offsetOperand.empty() &&
+         dims.offsetOperand.back() == operandLast;
 }
 
 Error emitSort(EmitterContext &ctx, const Instruction &instruction) {

@@ -16,7 +16,7 @@ using namespace kiln;
 using namespace kiln::ir;
 
 TEST_CASE("elemental in fusion: elementwise, leaves, index-only movement, "
-          "tuples",
+          "gather, tuples",
           "[opcode]") {
   // Everything a fused loop computes from operand elements, or reads or
   // aliases without computing; the rest gets a buffer of its own.
@@ -24,14 +24,15 @@ TEST_CASE("elemental in fusion: elementwise, leaves, index-only movement, "
       Opcode::Parameter, Opcode::Constant,    Opcode::Iota,
       Opcode::Broadcast, Opcode::Reshape,     Opcode::Transpose,
       Opcode::Slice,     Opcode::Concatenate, Opcode::Pad,
-      Opcode::Reverse,   Opcode::Tuple,       Opcode::GetTupleElement};
+      Opcode::Reverse,   Opcode::Gather,      Opcode::Tuple,
+      Opcode::GetTupleElement};
   for (Opcode opcode : kAllOpcodes) {
     INFO(opcodeName(opcode));
     CHECK(isElementalInFusion(opcode) ==
           (isElementwise(opcode) || elemental.count(opcode) == 1));
   }
-  for (Opcode opcode : {Opcode::Reduce, Opcode::Dot, Opcode::Gather,
-                        Opcode::DynamicSlice, Opcode::Sort, Opcode::Fusion})
+  for (Opcode opcode : {Opcode::Reduce, Opcode::Dot, Opcode::DynamicSlice,
+                        Opcode::Sort, Opcode::Fusion})
     CHECK(inFusion(opcode) == InFusion::Materialized);
   // Only parameters, constants and the tuple aliases compute nothing.
   for (Opcode opcode : {Opcode::Parameter, Opcode::Constant, Opcode::Tuple,
@@ -50,7 +51,7 @@ TEST_CASE("cost classes", "[opcode]") {
        {Opcode::Add, Opcode::Multiply, Opcode::Compare, Opcode::Select,
         Opcode::Maximum, Opcode::Minimum, Opcode::Convert, Opcode::Abs,
         Opcode::Negate, Opcode::Floor, Opcode::And, Opcode::ShiftLeft,
-        Opcode::Clamp})
+        Opcode::Clamp, Opcode::Gather})
     CHECK(costClass(opcode) == CostClass::Cheap);
   for (Opcode opcode :
        {Opcode::Exp, Opcode::Log, Opcode::Tanh, Opcode::Logistic, Opcode::Erf,
@@ -59,7 +60,7 @@ TEST_CASE("cost classes", "[opcode]") {
     CHECK(costClass(opcode) == CostClass::Expensive);
   for (Opcode opcode :
        {Opcode::Reduce, Opcode::ReduceWindow, Opcode::ArgMax, Opcode::Dot,
-        Opcode::Convolution, Opcode::Gather, Opcode::Sort, Opcode::TopK,
+        Opcode::Convolution, Opcode::Sort, Opcode::TopK,
         Opcode::DynamicSlice, Opcode::DynamicUpdateSlice, Opcode::Fusion})
     CHECK(costClass(opcode) == CostClass::Heavy);
   // Whatever a fusion cannot generate per element is Heavy: duplicating it
