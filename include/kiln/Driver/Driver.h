@@ -31,6 +31,13 @@ Expected<std::unique_ptr<ir::Module>> loadModule(const std::string &path);
 Expected<import::ImportedModel>
 importModel(const std::string &path, const import::ImportOptions &options);
 
+/// What a TensorFlow or ONNX model declares, read without lowering it
+/// (format, ops, unsupported ops, weights, inputs with unknown dimensions,
+/// outputs); an error for a model that does not parse and for formats
+/// without a summarizer (HLO text, whose module is its own summary).
+Expected<import::SourceSummary>
+summarizeModel(const std::string &path, const import::ImportOptions &options);
+
 /// An HLO module as an imported model: args named after the parameters,
 /// results after resultNames().
 import::ImportedModel importedFromModule(std::unique_ptr<ir::Module> module);
