@@ -38,6 +38,16 @@ importModel(const std::string &path, const import::ImportOptions &options);
 Expected<import::SourceSummary>
 summarizeModel(const std::string &path, const import::ImportOptions &options);
 
+/// importModel for commands given the inputs' values (`kiln run`, `check`,
+/// `profile`): an input whose dimensions the model leaves unknown and no
+/// --shape gives takes the shape of its --input .npy file (from the header
+/// alone). A file whose shape differs from --shape, or from a dimension the
+/// model declares, is an error naming the input, the file and both shapes.
+Expected<import::ImportedModel>
+importWithInputShapes(const std::string &path,
+                      const import::ImportOptions &options,
+                      const std::vector<std::string> &inputSpecs);
+
 /// An HLO module as an imported model: args named after the parameters,
 /// results after resultNames().
 import::ImportedModel importedFromModule(std::unique_ptr<ir::Module> module);
