@@ -374,7 +374,7 @@ Error parseTolerance(const std::string &text, CheckOptions &options) {
 
 Expected<bool> runCheck(const CheckOptions &options, std::ostream &out) {
   Expected<import::ImportedModel> model =
-      importModel(options.model, options.import);
+      importWithInputShapes(options.model, options.import, options.inputs);
   if (!model)
     return model.takeError();
   if (!model->variableUpdates.empty())

@@ -16,10 +16,14 @@ namespace kiln::driver {
 namespace {
 using Loader = Expected<import::ImportedModel> (*)(
     const std::string &, const import::ImportOptions &);
+/// Reads what a model declares without lowering it (SourceSummary).
+using Summarizer = Expected<import::SourceSummary> (*)(
+    const std::string &, const import::ImportOptions &);
 
 struct ModelFormat {
   std::string_view extension;
   Loader load;
+  Summarizer summarize; ///< nullptr: the format is its own summary (HLO)
 };
 
 Expected<import::ImportedModel> importHlo(const std::string &path,
@@ -38,14 +42,20 @@ Expected<import::ImportedModel> importHlo(const std::string &path,
 
 // One row per model format; each front end adds its extensions.
 const ModelFormat kModelFormats[] = {
-    {".hlo", &importHlo},
+    {".hlo", &importHlo, nullptr},
     // TensorFlow: binary/text GraphDef; .json is a GraphDef as JSON or a
     // TF.js model.json, told apart by content.
-    {".pb", &import::importTensorFlow},
-    {".pbtxt", &import::importTensorFlow},
-    {".json", &import::importTensorFlow},
-    {".onnx", &import::importOnnx},
+    {".pb", &import::importTensorFlow, &import::summarizeTensorFlow},
+    {".pbtxt", &import::importTensorFlow, &import::summarizeTensorFlow},
+    {".json", &import::importTensorFlow, &import::summarizeTensorFlow},
+    {".onnx", &import::importOnnx, &import::summarizeOnnx},
 };
+
+std::string modelExtension(const std::string &path) {
+  if (path == "-")
+    return ".hlo";
+  return std::filesystem::path(path).extension().string();
+}
 
 Expected<std::string> readInput(const std::string &path) {
   if (path != "-")
@@ -91,9 +101,7 @@ Expected<std::unique_ptr<ir::Module>> loadModel(const std::string &path) {
 
 Expected<import::ImportedModel>
 importModel(const std::string &path, const import::ImportOptions &options) {
-  std::string extension = std::filesystem::path(path).extension().string();
-  if (path == "-")
-    extension = ".hlo";
+  std::string extension = modelExtension(path);
   std::string known;
   for (const ModelFormat &format : kModelFormats) {
     if (format.extension == extension)
@@ -104,6 +112,15 @@ importModel(const std::string &path, const import::ImportOptions &options) {
   return makeError("cannot tell the format of '{}' from its extension "
                    "(supported: {})",
                    path, known);
+}
+
+Expected<import::SourceSummary>
+summarizeModel(const std::string &path, const import::ImportOptions &options) {
+  std::string extension = modelExtension(path);
+  for (const ModelFormat &format : kModelFormats)
+    if (format.extension == extension && format.summarize)
+      return format.summarize(path, options);
+  return makeError("{}: no source summary for this format", path);
 }
 
 std::vector<std::string> splitList(std::string_view text) {

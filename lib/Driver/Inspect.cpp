@@ -6,7 +6,6 @@
 #include "kiln/Analysis/CostAnalysis.h"
 #include "kiln/Driver/Driver.h"
 #include "kiln/Driver/Optimize.h"
-#include "kiln/Import/TensorFlow.h"
 
 #include <nlohmann/json.hpp>
 
@@ -29,33 +28,28 @@ int64_t instructionCount(const ir::Module &module) {
 
 // --- Building the report --------------------------------------------------
 
-/// Reads only the source summary, for models whose import failed. One row
-/// per format with a summarizer; other formats report only the error.
-using Summarizer = Expected<import::SourceSummary> (*)(
-    const std::string &, const import::ImportOptions &);
-struct SummarizerRow {
-  std::string_view extension;
-  Summarizer summarize;
-};
-const SummarizerRow kSummarizers[] = {
-    {".pb", &import::summarizeTensorFlow},
-    {".pbtxt", &import::summarizeTensorFlow},
-    {".json", &import::summarizeTensorFlow},
-};
-
+/// The source summary of a model whose import failed: what can be known
+/// without lowering (empty for HLO text and files that do not parse).
 import::SourceSummary summaryAfterFailure(const InspectOptions &options) {
-  std::string extension =
-      std::filesystem::path(options.model).extension().string();
-  for (const SummarizerRow &row : kSummarizers) {
-    if (row.extension != extension)
-      continue;
-    Expected<import::SourceSummary> summary =
-        row.summarize(options.model, options.import);
-    if (summary)
-      return *summary;
-    (void)summary.takeError(); // the import error already says it
-  }
+  Expected<import::SourceSummary> summary =
+      summarizeModel(options.model, options.import);
+  if (summary)
+    return *summary;
+  (void)summary.takeError(); // the import error already says it
   return {};
+}
+
+/// The inputs still without static shapes when they are all the import
+/// lacks (the summary found nothing else wrong); empty otherwise.
+std::vector<std::string>
+inputsNeedingShape(const import::SourceSummary &summary) {
+  std::vector<std::string> names;
+  if (!summary.inputs || !summary.unsupported.empty())
+    return names;
+  for (const import::DeclaredTensor &input : *summary.inputs)
+    if (!input.isStatic())
+      names.push_back(input.name);
+  return names;
 }
 
 /// For HLO text the module is the source graph: its opcodes and constants.
@@ -113,8 +107,12 @@ InspectReport inspectModel(const InspectOptions &options) {
   Expected<import::ImportedModel> model =
       importModel(options.model, options.import);
   if (!model) {
-    report.error = model.errorMessage();
     report.summary = summaryAfterFailure(options);
+    // Unknown dimensions alone leave the report complete for what can be
+    // known: a newcomer's first look at a model must not need --shape.
+    report.inputsNeedingShape = inputsNeedingShape(report.summary);
+    if (report.inputsNeedingShape.empty())
+      report.error = model.errorMessage();
     return report;
   }
   report.summary = model->summary;
@@ -156,6 +154,89 @@ std::string describeTensor(const TensorSummary &tensor) {
   return text;
 }
 
+const import::DeclaredTensor *findDeclared(const import::SourceSummary &summary,
+                                           const std::string &name) {
+  for (const import::DeclaredTensor &input : *summary.inputs)
+    if (input.name == name)
+      return &input;
+  return nullptr;
+}
+
+/// "N,3,224,224" for --shape: each unknown dimension by its symbol, else
+/// "D<i>"; "D0,D1,..." for an unknown rank. Adds the placeholders used.
+std::string shapeSpec(const import::DeclaredTensor &input,
+                      std::vector<std::string> &placeholders) {
+  auto use = [&](const std::string &placeholder) {
+    if (std::find(placeholders.begin(), placeholders.end(), placeholder) ==
+        placeholders.end())
+      placeholders.push_back(placeholder);
+    return placeholder;
+  };
+  if (!input.dims)
+    return use("D0,D1,...");
+  std::vector<std::string> dims;
+  for (size_t i = 0; i < input.dims->size(); ++i) {
+    const import::DeclaredDim &dim = (*input.dims)[i];
+    dims.push_back(dim.size              ? std::to_string(*dim.size)
+                   : !dim.symbol.empty() ? use(dim.symbol)
+                                         : use(fmt::format("D{}", i)));
+  }
+  return fmt::format("{}", fmt::join(dims, ","));
+}
+
+/// The --shape flags that would make the cost computable, e.g.
+/// "--shape input=N,3,224,224 with N replaced by a size".
+std::string shapeHint(const InspectReport &report) {
+  std::vector<std::string> flags, placeholders;
+  for (const std::string &name : report.inputsNeedingShape)
+    flags.push_back(fmt::format(
+        "--shape {}={}", name,
+        shapeSpec(*findDeclared(report.summary, name), placeholders)));
+  return fmt::format("{} with {} replaced by {}", fmt::join(flags, " "),
+                     fmt::join(placeholders, ", "),
+                     placeholders.size() == 1 ? "a size" : "sizes");
+}
+
+/// A declared input or output as text; an output whose type only the
+/// lowering would tell says so.
+std::string describeDeclaredTensor(const import::DeclaredTensor &tensor) {
+  if (!tensor.dtype && !tensor.dims)
+    return tensor.name + ": known once the inputs have static shapes";
+  return tensor.name + ": " + import::describeDeclared(tensor);
+}
+
+/// Sizes as numbers, unknown dimensions as their symbol or null; null for
+/// an unknown rank.
+nlohmann::ordered_json declaredDimsJson(const import::DeclaredTensor &tensor) {
+  if (!tensor.dims)
+    return nullptr;
+  nlohmann::ordered_json dims = nlohmann::ordered_json::array();
+  for (const import::DeclaredDim &dim : *tensor.dims) {
+    if (dim.size)
+      dims.push_back(*dim.size);
+    else if (!dim.symbol.empty())
+      dims.push_back(dim.symbol);
+    else
+      dims.push_back(nullptr);
+  }
+  return dims;
+}
+
+nlohmann::ordered_json declaredJson(const import::DeclaredTensor &tensor,
+                                    bool input) {
+  nlohmann::ordered_json json;
+  json["name"] = tensor.name;
+  json["dtype"] =
+      tensor.dtype
+          ? nlohmann::ordered_json(std::string(ir::numpyName(*tensor.dtype)))
+          : nlohmann::ordered_json(nullptr);
+  json["shape"] = declaredDimsJson(tensor);
+  json["kind"] = input ? "feed" : "fetch";
+  if (input)
+    json["readonly"] = true;
+  return json;
+}
+
 nlohmann::ordered_json tensorJson(const TensorSummary &tensor, bool input) {
   nlohmann::ordered_json json;
   json["name"] = tensor.name;
@@ -172,7 +253,14 @@ std::string formatInspectText(const InspectReport &report) {
   std::string text = fmt::format("model: {}\n", report.model);
   if (!report.summary.format.empty())
     text += fmt::format("format: {}\n", report.summary.format);
-  if (report.error.empty()) {
+  if (!report.inputsNeedingShape.empty()) {
+    text += "inputs:\n";
+    for (const import::DeclaredTensor &input : *report.summary.inputs)
+      text += "  " + describeDeclaredTensor(input) + "\n";
+    text += "outputs:\n";
+    for (const import::DeclaredTensor &output : report.summary.outputs)
+      text += "  " + describeDeclaredTensor(output) + "\n";
+  } else if (report.error.empty()) {
     text += "inputs:\n";
     for (const TensorSummary &input : report.inputs)
       text += "  " + describeTensor(input) + "\n";
@@ -207,6 +295,9 @@ std::string formatInspectText(const InspectReport &report) {
                         cost.instructions, cost.optimizedInstructions);
     text += fmt::format("arena bytes: {}\n", cost.arenaBytes);
   }
+  if (!report.inputsNeedingShape.empty())
+    text += fmt::format("FLOPs, bytes and arena: need static shapes: give {}\n",
+                        shapeHint(report));
   return text;
 }
 
@@ -214,7 +305,14 @@ std::string formatInspectJson(const InspectReport &report) {
   nlohmann::ordered_json json;
   json["model"] = report.model;
   json["format"] = report.summary.format;
-  if (report.error.empty()) {
+  if (!report.inputsNeedingShape.empty()) {
+    json["inputs"] = nlohmann::ordered_json::array();
+    for (const import::DeclaredTensor &input : *report.summary.inputs)
+      json["inputs"].push_back(declaredJson(input, true));
+    json["outputs"] = nlohmann::ordered_json::array();
+    for (const import::DeclaredTensor &output : report.summary.outputs)
+      json["outputs"].push_back(declaredJson(output, false));
+  } else if (report.error.empty()) {
     json["inputs"] = nlohmann::ordered_json::array();
     for (const TensorSummary &input : report.inputs)
       json["inputs"].push_back(tensorJson(input, true));
@@ -241,6 +339,10 @@ std::string formatInspectJson(const InspectReport &report) {
     json["instructions"] = cost.instructions;
     json["optimized_instructions"] = cost.optimizedInstructions;
     json["arena_bytes"] = cost.arenaBytes;
+  }
+  if (!report.inputsNeedingShape.empty()) {
+    json["needs_shape"] = report.inputsNeedingShape;
+    json["shape_hint"] = shapeHint(report);
   }
   if (!report.error.empty())
     json["error"] = report.error;

@@ -252,7 +252,8 @@ Expected<ProfileReport> profileModel(const ProfileOptions &options) {
   std::error_code ignored;
   if (std::filesystem::is_directory(tracePath, ignored))
     return makeError("cannot write '{}': it is a directory", tracePath);
-  auto model = importModel(options.model, options.import);
+  auto model =
+      importWithInputShapes(options.model, options.import, options.inputs);
   if (!model)
     return model.takeError();
   auto args = profileInputs(*model, options);

@@ -202,7 +202,8 @@ std::string sanitizeFileName(std::string_view name) {
 }
 
 Expected<std::vector<RunOutput>> runModel(const RunOptions &options) {
-  auto model = importModel(options.model, options.import);
+  auto model =
+      importWithInputShapes(options.model, options.import, options.inputs);
   if (!model)
     return model.takeError();
   auto args = bindInputs(*model, options.inputs);

@@ -15,7 +15,9 @@
 
 #include "kiln/Support/FileUtils.h"
 
+#include <algorithm>
 #include <cstring>
+#include <filesystem>
 #include <optional>
 #include <string_view>
 
@@ -234,10 +236,20 @@ std::string headerDict(const NpyArray &array, const NpyDType &type) {
 }
 } // namespace
 
-Expected<NpyArray> parseNpy(const std::vector<uint8_t> &bytes,
-                            const std::string &fileName) {
-  if (bytes.size() < kMagicSize + 2 ||
-      std::memcmp(bytes.data(), kMagic, kMagicSize) != 0)
+namespace {
+/// Everything before the data: magic, version, header length and dict.
+struct ParsedHeader {
+  const NpyDType *type = nullptr;
+  std::vector<int64_t> shape;
+  bool fortranOrder = false;
+  size_t dataStart = 0;
+};
+
+/// Where the header dict ends (its start plus its length), from the magic,
+/// version and length at the start of `bytes`.
+Expected<size_t> headerEnd(const uint8_t *bytes, size_t size,
+                           const std::string &fileName) {
+  if (size < kMagicSize + 2 || std::memcmp(bytes, kMagic, kMagicSize) != 0)
     return makeError("{}: error: not a .npy file (bad magic bytes)", fileName);
   uint8_t major = bytes[6], minor = bytes[7];
   if (major < 1 || major > 3)
@@ -246,35 +258,57 @@ Expected<NpyArray> parseNpy(const std::vector<uint8_t> &bytes,
                      fileName, major, minor);
   size_t lengthBytes = major == 1 ? 2 : 4;
   size_t headerStart = 8 + lengthBytes;
-  if (bytes.size() < headerStart)
+  if (size < headerStart)
     return makeError("{}: error: truncated .npy header", fileName);
-  uint64_t headerLength = readLittleEndian(&bytes[8], lengthBytes);
-  if (bytes.size() - headerStart < headerLength)
+  return headerStart + readLittleEndian(&bytes[8], lengthBytes);
+}
+
+Expected<ParsedHeader> parseHeader(const uint8_t *bytes, size_t size,
+                                   const std::string &fileName) {
+  Expected<size_t> end = headerEnd(bytes, size, fileName);
+  if (!end)
+    return end.takeError();
+  size_t headerStart = bytes[6] == 1 ? 10 : 12;
+  if (size < *end)
     return makeError("{}: error: truncated .npy header: expected {} header "
                      "bytes, found {}",
-                     fileName, headerLength, bytes.size() - headerStart);
+                     fileName, *end - headerStart, size - headerStart);
   std::string_view header(reinterpret_cast<const char *>(&bytes[headerStart]),
-                          headerLength);
-
-  NpyArray array;
+                          *end - headerStart);
+  ParsedHeader parsed;
   std::string descr;
-  bool fortranOrder = false;
-  if (Error error =
-          HeaderParser(header, fileName).parse(descr, fortranOrder, array.shape))
+  if (Error error = HeaderParser(header, fileName)
+                        .parse(descr, parsed.fortranOrder, parsed.shape))
     return error;
   Expected<const NpyDType *> type = lookupDescr(descr, fileName);
   if (!type)
     return type.takeError();
-  array.dtype = std::string((*type)->name);
+  parsed.type = *type;
+  parsed.dataStart = *end;
+  return parsed;
+}
+} // namespace
+
+Expected<NpyArray> parseNpy(const std::vector<uint8_t> &bytes,
+                            const std::string &fileName) {
+  Expected<ParsedHeader> header =
+      parseHeader(bytes.data(), bytes.size(), fileName);
+  if (!header)
+    return header.takeError();
+  NpyArray array;
+  array.dtype = std::string(header->type->name);
+  array.shape = std::move(header->shape);
+  const NpyDType *type = header->type;
+  bool fortranOrder = header->fortranOrder;
 
   uint64_t count = 1;
   for (int64_t dim : array.shape)
     if (__builtin_mul_overflow(count, uint64_t(dim), &count))
       return makeError("{}: error: shape too large", fileName);
   uint64_t dataBytes;
-  if (__builtin_mul_overflow(count, (*type)->bytes, &dataBytes))
+  if (__builtin_mul_overflow(count, type->bytes, &dataBytes))
     return makeError("{}: error: shape too large", fileName);
-  size_t dataStart = headerStart + headerLength;
+  size_t dataStart = header->dataStart;
   size_t available = bytes.size() - dataStart;
   if (available != dataBytes)
     return makeError("{}: error: {} data: {} needs {} bytes but the file has "
@@ -285,7 +319,7 @@ Expected<NpyArray> parseNpy(const std::vector<uint8_t> &bytes,
                      dataBytes, available);
   const uint8_t *data = bytes.data() + dataStart;
   if (fortranOrder && array.shape.size() >= 2)
-    array.data = fortranToC(data, array.shape, (*type)->bytes, count);
+    array.data = fortranToC(data, array.shape, type->bytes, count);
   else
     array.data.assign(data, data + dataBytes);
   return array;
@@ -296,6 +330,38 @@ Expected<NpyArray> readNpyFile(const std::string &path) {
   if (!bytes)
     return bytes.takeError();
   return parseNpy(*bytes, path);
+}
+
+Expected<NpyHeader> readNpyHeader(const std::string &path) {
+  // The prefix (magic, version, header length) takes at most 12 bytes; a
+  // shorter file gets parseNpy's errors, from what there is.
+  Expected<std::string> empty = readFileRange(path, 0, 0);
+  if (!empty)
+    return empty.takeError();
+  std::error_code ignored;
+  int64_t size = int64_t(std::filesystem::file_size(path, ignored));
+  Expected<std::string> prefix =
+      readFileRange(path, 0, std::min<int64_t>(size, 12));
+  if (!prefix)
+    return prefix.takeError();
+  auto bytes = [](const std::string &text) {
+    return reinterpret_cast<const uint8_t *>(text.data());
+  };
+  Expected<size_t> end = headerEnd(bytes(*prefix), prefix->size(), path);
+  if (!end)
+    return end.takeError();
+  if (int64_t(*end) > size) // corrupt: do not read what may be gigabytes
+    return makeError("{}: error: truncated .npy header: it ends at byte {} "
+                     "but the file has {} bytes",
+                     path, *end, size);
+  Expected<std::string> header = readFileRange(path, 0, int64_t(*end));
+  if (!header)
+    return header.takeError();
+  Expected<ParsedHeader> parsed =
+      parseHeader(bytes(*header), header->size(), path);
+  if (!parsed)
+    return parsed.takeError();
+  return NpyHeader{std::string(parsed->type->name), std::move(parsed->shape)};
 }
 
 std::vector<uint8_t> serializeNpy(const NpyArray &array) {

@@ -307,3 +307,40 @@ TEST_CASE("npy: malformed files give errors naming the file", "[npy]") {
   CHECK(missing.errorMessage() ==
         "cannot open '/nonexistent/dir/x.npy': No such file or directory");
 }
+
+TEST_CASE("npy: readNpyHeader reads the dtype and shape alone", "[npy]") {
+  TempDir dir;
+  runNumpy(dir, R"(
+a = np.zeros((2, 3), dtype=np.float32)
+for major in (1, 2, 3):
+    with open(f'{d}/v{major}.npy', 'wb') as f:
+        np.lib.format.write_array(f, a, version=(major, 0))
+np.save(f'{d}/scalar.npy', np.array(7, dtype=np.int64))
+with open(f'{d}/v1.npy', 'rb') as f:
+    whole = f.read()
+open(f'{d}/no_data.npy', 'wb').write(whole[:len(whole) - 24])
+open(f'{d}/short_header.npy', 'wb').write(whole[:40])
+open(f'{d}/tiny.npy', 'wb').write(whole[:5])
+)");
+  for (const char *file : {"v1.npy", "v2.npy", "v3.npy", "no_data.npy"}) {
+    INFO(file);
+    Expected<NpyHeader> header = readNpyHeader(dir / file);
+    REQUIRE(header);
+    CHECK(header->dtype == "float32");
+    CHECK(header->shape == std::vector<int64_t>{2, 3});
+  }
+  Expected<NpyHeader> scalar = readNpyHeader(dir / "scalar.npy");
+  REQUIRE(scalar);
+  CHECK(scalar->dtype == "int64");
+  CHECK(scalar->shape.empty());
+
+  Expected<NpyHeader> short_ = readNpyHeader(dir / "short_header.npy");
+  REQUIRE(!short_);
+  CHECK_THAT(short_.errorMessage(),
+             Catch::Contains("short_header.npy: error: truncated .npy header"));
+  Expected<NpyHeader> tiny = readNpyHeader(dir / "tiny.npy");
+  REQUIRE(!tiny);
+  CHECK_THAT(tiny.errorMessage(),
+             Catch::Contains("tiny.npy: error: not a .npy file"));
+  CHECK(!readNpyHeader(dir / "missing.npy"));
+}

@@ -31,6 +31,23 @@ Expected<std::unique_ptr<ir::Module>> loadModule(const std::string &path);
 Expected<import::ImportedModel>
 importModel(const std::string &path, const import::ImportOptions &options);
 
+/// What a TensorFlow or ONNX model declares, read without lowering it
+/// (format, ops, unsupported ops, weights, inputs with unknown dimensions,
+/// outputs); an error for a model that does not parse and for formats
+/// without a summarizer (HLO text, whose module is its own summary).
+Expected<import::SourceSummary>
+summarizeModel(const std::string &path, const import::ImportOptions &options);
+
+/// importModel for commands given the inputs' values (`kiln run`, `check`,
+/// `profile`): an input whose dimensions the model leaves unknown and no
+/// --shape gives takes the shape of its --input .npy file (from the header
+/// alone). A file whose shape differs from --shape, or from a dimension the
+/// model declares, is an error naming the input, the file and both shapes.
+Expected<import::ImportedModel>
+importWithInputShapes(const std::string &path,
+                      const import::ImportOptions &options,
+                      const std::vector<std::string> &inputSpecs);
+
 /// An HLO module as an imported model: args named after the parameters,
 /// results after resultNames().
 import::ImportedModel importedFromModule(std::unique_ptr<ir::Module> module);

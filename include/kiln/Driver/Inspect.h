@@ -4,8 +4,9 @@
 // the op histogram of the source graph, unsupported ops, weight bytes,
 // FLOPs and bytes moved (analysis::moduleCost) and the arena the compiled
 // code would need. When the import fails the report still holds what is
-// known (for TensorFlow models the source summary, unsupported ops
-// included) and the error.
+// known (for TensorFlow and ONNX models the source summary, unsupported ops
+// included) and the error; when it fails only because inputs have unknown
+// dimensions, it holds the summary and which --shape would give the cost.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_DRIVER_INSPECT_H
@@ -58,7 +59,11 @@ struct InspectReport {
   import::SourceSummary summary;
   std::vector<TensorSummary> inputs, outputs;
   std::optional<ModelCost> cost;
-  /// Empty when the import succeeded.
+  /// The inputs whose dimensions the model leaves unknown, when the import
+  /// failed for that alone: the inputs and outputs are then the summary's
+  /// declared ones, and the cost needs --shape for each of these.
+  std::vector<std::string> inputsNeedingShape;
+  /// Empty when the import succeeded (or lacked only static shapes).
   std::string error;
 };
 

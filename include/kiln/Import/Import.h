@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -40,12 +41,49 @@ struct UnsupportedOp {
   std::string reason; ///< e.g. "control flow is not supported yet"
 };
 
+/// One dimension of an input or output as the model declares it: a size,
+/// or unknown, with the name the model gives it (ONNX dim_param) if any.
+struct DeclaredDim {
+  std::optional<int64_t> size;
+  std::string symbol; ///< of an unknown dimension; empty when unnamed
+};
+
+/// An input or output as the model declares it, before any lowering: what
+/// `kiln inspect` shows when the shapes are not static, and what `kiln run`
+/// checks an --input file's shape against.
+struct DeclaredTensor {
+  std::string name;
+  std::optional<ir::DType> dtype;               ///< nullopt: not declared
+  std::optional<std::vector<DeclaredDim>> dims; ///< nullopt: rank unknown
+  /// Every dimension a known size.
+  bool isStatic() const;
+};
+
+/// A tensor declared with sizes where -1 means unknown (TensorFlow's way);
+/// `dims` nullopt: rank unknown.
+DeclaredTensor
+declaredFromSizes(std::string name, std::optional<ir::DType> dtype,
+                  const std::optional<std::vector<int64_t>> &dims);
+
+/// "float32[N,3,?]": unknown dimensions by their symbol, else "?"; "?" for
+/// an undeclared dtype, "[...]" for an unknown rank.
+std::string describeDeclared(const DeclaredTensor &tensor);
+
 /// What `kiln inspect` shows about the source graph.
 struct SourceSummary {
   std::string format;                    ///< "TensorFlow GraphDef", "ONNX", ...
   std::map<std::string, int64_t> opHistogram; ///< source op -> node count
   std::vector<UnsupportedOp> unsupported;
   int64_t weightBytes = 0;               ///< bytes of stored weights
+  /// The model's feeds with --shape applied, frozen (--freeze) ones left
+  /// out. Only the summarizers fill it, and only when the feeds and the
+  /// graph check out apart from unknown dimensions (nullopt otherwise: the
+  /// import's error says what is wrong), so callers can tell that --shape
+  /// is all an import is missing.
+  std::optional<std::vector<DeclaredTensor>> inputs;
+  /// The outputs with what the model declares of them (ONNX: its output
+  /// types; TensorFlow: a config fetch's `type` and `shape`).
+  std::vector<DeclaredTensor> outputs;
 };
 
 /// Per-arg and per-result metadata beyond what the HLO shapes say.

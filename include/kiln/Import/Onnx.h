@@ -31,8 +31,10 @@ Expected<ImportedModel> importOnnxBytes(std::string_view bytes,
                                         const ImportOptions &options);
 
 /// What `kiln inspect` shows without lowering: format and opset, the op
-/// histogram, unsupported ops (not an error here) and initializer bytes.
-Expected<SourceSummary> summarizeOnnx(const std::string &path);
+/// histogram, unsupported ops (not an error here), initializer bytes and
+/// the declared inputs (with `options`' --shape) and outputs.
+Expected<SourceSummary> summarizeOnnx(const std::string &path,
+                                      const ImportOptions &options);
 
 } // namespace kiln::import
 

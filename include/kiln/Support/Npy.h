@@ -24,10 +24,19 @@ struct NpyArray {
   std::vector<uint8_t> data;  // dense C-order little-endian elements
 };
 
+/// What an .npy header says about the array, without its data.
+struct NpyHeader {
+  std::string dtype;          // NumPy name, as in NpyArray
+  std::vector<int64_t> shape; // empty for a scalar
+};
+
 /// Parses .npy bytes; `fileName` is used in error messages.
 Expected<NpyArray> parseNpy(const std::vector<uint8_t> &bytes,
                             const std::string &fileName);
 Expected<NpyArray> readNpyFile(const std::string &path);
+/// Reads and checks only the header of an .npy file (the data, which may be
+/// large, is not read, nor checked against the shape).
+Expected<NpyHeader> readNpyHeader(const std::string &path);
 /// Serializes as .npy version 1.0.
 std::vector<uint8_t> serializeNpy(const NpyArray &array);
 Error writeNpyFile(const std::string &path, const NpyArray &array);

@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 namespace kiln::import {
 
@@ -23,6 +24,41 @@ std::string formatUnsupported(const std::string &file,
                         fmt::join(op.nodes, ", "));
   }
   return text;
+}
+
+bool DeclaredTensor::isStatic() const {
+  if (!dims)
+    return false;
+  for (const DeclaredDim &dim : *dims)
+    if (!dim.size)
+      return false;
+  return true;
+}
+
+DeclaredTensor
+declaredFromSizes(std::string name, std::optional<ir::DType> dtype,
+                  const std::optional<std::vector<int64_t>> &dims) {
+  DeclaredTensor tensor{std::move(name), dtype, std::nullopt};
+  if (!dims)
+    return tensor;
+  tensor.dims.emplace();
+  for (int64_t dim : *dims)
+    tensor.dims->push_back(
+        {dim < 0 ? std::nullopt : std::optional<int64_t>(dim), ""});
+  return tensor;
+}
+
+std::string describeDeclared(const DeclaredTensor &tensor) {
+  std::string dtype = tensor.dtype ? std::string(ir::numpyName(*tensor.dtype))
+                                   : std::string("?");
+  if (!tensor.dims)
+    return dtype + "[...]";
+  std::vector<std::string> dims;
+  for (const DeclaredDim &dim : *tensor.dims)
+    dims.push_back(dim.size             ? std::to_string(*dim.size)
+                   : dim.symbol.empty() ? std::string("?")
+                                        : dim.symbol);
+  return fmt::format("{}[{}]", dtype, fmt::join(dims, ","));
 }
 
 namespace {

@@ -15,6 +15,7 @@
 #include "kiln/IR/Verifier.h"
 #include "kiln/Support/FileUtils.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -169,9 +170,42 @@ std::string describeDims(const onnxpb::TensorShapeProto &shape) {
   return fmt::format("[{}]", fmt::join(dims, ","));
 }
 
-/// The static shape of graph input `info`, with --shape applied.
-Expected<ir::Shape> inputShape(const onnxpb::ValueInfoProto &info,
-                               const ModelState &state) {
+/// The dims of a declared shape, each a size or unknown (a negative size
+/// is as unknown as a missing one), with its dim_param.
+std::vector<DeclaredDim> symbolicDims(const onnxpb::TensorShapeProto &shape) {
+  std::vector<DeclaredDim> dims;
+  for (const auto &dim : shape.dim()) {
+    if (dim.has_dim_value() && dim.dim_value() >= 0)
+      dims.push_back({dim.dim_value(), ""});
+    else
+      dims.push_back({std::nullopt, dim.dim_param()});
+  }
+  return dims;
+}
+
+/// Checks that --shape only fixes what the model leaves unknown.
+Error checkShapeOverride(const onnxpb::ValueInfoProto &info,
+                         const onnxpb::TensorShapeProto &shape,
+                         const std::vector<int64_t> &override) {
+  if (shape.dim_size() != int64_t(override.size()))
+    return makeError("--shape {}: the model declares rank {} ({}) but "
+                     "--shape gives rank {}",
+                     info.name(), shape.dim_size(), describeDims(shape),
+                     override.size());
+  for (int i = 0; i < shape.dim_size(); ++i)
+    if (shape.dim(i).has_dim_value() &&
+        shape.dim(i).dim_value() != override[size_t(i)])
+      return makeError("--shape {}: dimension {} is {} in the model but "
+                       "--shape gives {}",
+                       info.name(), i, shape.dim(i).dim_value(),
+                       override[size_t(i)]);
+  return Error::success();
+}
+
+/// Graph input `info` as declared, with --shape applied; its dimensions
+/// may still be unknown.
+Expected<DeclaredTensor> declaredInput(const onnxpb::ValueInfoProto &info,
+                                       const ModelState &state) {
   Expected<const onnxpb::TypeProto::Tensor *> tensor =
       tensorType(info, "input");
   if (!tensor)
@@ -179,38 +213,45 @@ Expected<ir::Shape> inputShape(const onnxpb::ValueInfoProto &info,
   Expected<ir::DType> dtype = dtypeFromOnnx((*tensor)->elem_type());
   if (!dtype)
     return makeError("input '{}': {}", info.name(), dtype.errorMessage());
-  auto override = state.shapes.find(info.name());
+  DeclaredTensor declared{info.name(), *dtype, std::nullopt};
   bool hasShape = (*tensor)->has_shape();
-  const onnxpb::TensorShapeProto &shape = (*tensor)->shape();
-  if (override != state.shapes.end()) {
-    if (hasShape && shape.dim_size() != int64_t(override->second.size()))
-      return makeError("--shape {}: the model declares rank {} ({}) but "
-                       "--shape gives rank {}",
-                       info.name(), shape.dim_size(), describeDims(shape),
-                       override->second.size());
-    for (int i = 0; hasShape && i < shape.dim_size(); ++i)
-      if (shape.dim(i).has_dim_value() &&
-          shape.dim(i).dim_value() != override->second[size_t(i)])
-        return makeError("--shape {}: dimension {} is {} in the model but "
-                         "--shape gives {}",
-                         info.name(), i, shape.dim(i).dim_value(),
-                         override->second[size_t(i)]);
-    return ir::Shape(*dtype, override->second);
-  }
-  if (!hasShape)
+  if (hasShape)
+    declared.dims = symbolicDims((*tensor)->shape());
+  auto override = state.shapes.find(info.name());
+  if (override == state.shapes.end())
+    return declared;
+  if (hasShape)
+    if (Error error =
+            checkShapeOverride(info, (*tensor)->shape(), override->second))
+      return error;
+  declared.dims.emplace();
+  for (int64_t dim : override->second)
+    declared.dims->push_back({dim, ""});
+  return declared;
+}
+
+/// The static shape of graph input `info`, with --shape applied.
+Expected<ir::Shape> inputShape(const onnxpb::ValueInfoProto &info,
+                               const ModelState &state) {
+  Expected<DeclaredTensor> declared = declaredInput(info, state);
+  if (!declared)
+    return declared.takeError();
+  if (!declared->dims)
     return makeError("input '{}' has no declared shape; give it with --shape "
                      "{}=D0,D1,...",
                      info.name(), info.name());
   std::vector<int64_t> dims;
-  for (int i = 0; i < shape.dim_size(); ++i) {
-    const auto &dim = shape.dim(i);
-    if (!dim.has_dim_value() || dim.dim_value() < 0)
+  for (size_t i = 0; i < declared->dims->size(); ++i) {
+    const DeclaredDim &dim = (*declared->dims)[i];
+    if (!dim.size)
       return makeError("input '{}' has an unknown dimension {} in its shape "
                        "{}; fix it with --shape {}=D0,D1,...",
-                       info.name(), i, describeDims(shape), info.name());
-    dims.push_back(dim.dim_value());
+                       info.name(), i,
+                       describeDims(info.type().tensor_type().shape()),
+                       info.name());
+    dims.push_back(*dim.size);
   }
-  return ir::Shape(*dtype, dims);
+  return ir::Shape(*declared->dtype, dims);
 }
 
 /// A name usable as an HLO instruction name ([A-Za-z0-9_.-], not empty).
@@ -238,10 +279,11 @@ declaredDims(const onnxpb::TypeProto::Tensor &tensor) {
   return dims;
 }
 
-/// Binds graph input `info` to its --freeze value: a constant, so the
-/// lowerings that need compile-time values (Reshape's shape, ...) see one.
-Error defineFrozen(OnnxGraph &graph, const onnxpb::ValueInfoProto &info,
-                   const FrozenInput &frozen, const ModelState &state) {
+/// The --freeze value of graph input `info`, checked against its
+/// declared type.
+Expected<ir::Literal> frozenValue(const onnxpb::ValueInfoProto &info,
+                                  const FrozenInput &frozen,
+                                  const ModelState &state) {
   Expected<const onnxpb::TypeProto::Tensor *> tensor =
       tensorType(info, "input");
   if (!tensor)
@@ -254,6 +296,16 @@ Error defineFrozen(OnnxGraph &graph, const onnxpb::ValueInfoProto &info,
       frozenLiteral(info.name(), frozen, *dtype, declaredDims(**tensor));
   if (!literal)
     return makeError("{}: {}", state.file, literal.errorMessage());
+  return literal;
+}
+
+/// Binds graph input `info` to its --freeze value: a constant, so the
+/// lowerings that need compile-time values (Reshape's shape, ...) see one.
+Error defineFrozen(OnnxGraph &graph, const onnxpb::ValueInfoProto &info,
+                   const FrozenInput &frozen, const ModelState &state) {
+  Expected<ir::Literal> literal = frozenValue(info, frozen, state);
+  if (!literal)
+    return literal.takeError();
   Value value = graph.builder().constant(std::move(*literal));
   if (Error error = graph.builder().takeError())
     return makeError("{}: input '{}': {}", state.file, info.name(),
@@ -264,12 +316,31 @@ Error defineFrozen(OnnxGraph &graph, const onnxpb::ValueInfoProto &info,
   return Error::success();
 }
 
-/// Every --freeze name must be a graph input that is not an initializer.
-Error checkFrozenNames(const OnnxGraph &graph, const ModelState &state) {
+/// The graph inputs the caller feeds: those that are not initializers (an
+/// initializer is a default value the caller cannot override: a constant).
+std::vector<const onnxpb::ValueInfoProto *>
+fedInputs(const onnxpb::GraphProto &graph) {
+  std::set<std::string> initializers;
+  for (const onnxpb::TensorProto &tensor : graph.initializer())
+    initializers.insert(tensor.name());
+  std::vector<const onnxpb::ValueInfoProto *> inputs;
+  for (const onnxpb::ValueInfoProto &info : graph.input())
+    if (!initializers.count(info.name()))
+      inputs.push_back(&info);
+  return inputs;
+}
+
+/// Every --shape and --freeze name must be a graph input that is not an
+/// initializer, and no input may take both.
+Error checkInputFlags(const ModelState &state) {
   std::vector<std::string> inputs;
-  for (const onnxpb::ValueInfoProto &info : state.graph->input())
-    if (!graph.isInitializer(info.name()))
-      inputs.push_back(info.name());
+  for (const onnxpb::ValueInfoProto *info : fedInputs(*state.graph))
+    inputs.push_back(info->name());
+  for (const auto &[name, dims] : state.shapes)
+    if (std::find(inputs.begin(), inputs.end(), name) == inputs.end())
+      return makeError("{}: --shape names '{}', which is not an input of the "
+                       "model",
+                       state.file, name);
   if (Error error = unknownFrozenInputs(state.frozen, inputs, inputs))
     return makeError("{}: {}", state.file, error.message());
   for (const auto &[name, frozen] : state.frozen)
@@ -283,20 +354,11 @@ Error checkFrozenNames(const OnnxGraph &graph, const ModelState &state) {
 /// Entry parameters for the graph inputs that are not initializers.
 Error addParameters(OnnxGraph &graph, const ModelState &state,
                     ImportedModel &model) {
-  std::set<std::string> inputs;
-  for (const onnxpb::ValueInfoProto &info : state.graph->input())
-    inputs.insert(info.name());
-  for (const auto &[name, dims] : state.shapes)
-    if (!inputs.count(name) || graph.isInitializer(name))
-      return makeError("{}: --shape names '{}', which is not an input of the "
-                       "model",
-                       state.file, name);
-  if (Error error = checkFrozenNames(graph, state))
+  if (Error error = checkInputFlags(state))
     return error;
   int64_t number = 0;
-  for (const onnxpb::ValueInfoProto &info : state.graph->input()) {
-    if (graph.isInitializer(info.name()))
-      continue; // a default value the caller cannot override: a constant
+  for (const onnxpb::ValueInfoProto *input : fedInputs(*state.graph)) {
+    const onnxpb::ValueInfoProto &info = *input;
     if (auto frozen = state.frozen.find(info.name());
         frozen != state.frozen.end()) {
       if (Error error = defineFrozen(graph, info, frozen->second, state))
@@ -410,6 +472,78 @@ int64_t weightBytes(const onnxpb::GraphProto &graph) {
     bytes += tensorStoredBytes(tensor);
   return bytes;
 }
+
+/// The --shape and --freeze flags in `state`, as the importer reads them.
+Error readInputFlags(const ImportOptions &options, ModelState &state) {
+  Expected<std::map<std::string, std::vector<int64_t>>> shapes =
+      parseShapeOverrides(options.shapes);
+  if (!shapes)
+    return shapes.takeError();
+  state.shapes = std::move(*shapes);
+  Expected<std::map<std::string, FrozenInput>> frozen =
+      parseFrozenInputs(options.freeze);
+  if (!frozen)
+    return frozen.takeError();
+  state.frozen = std::move(*frozen);
+  return Error::success();
+}
+
+/// The fed, unfrozen inputs as declared, after the checks the import makes
+/// before it needs static shapes; an error is the one the import reports.
+Expected<std::vector<DeclaredTensor>>
+declaredInputs(const onnxpb::ModelProto &proto, const ImportOptions &options,
+               ModelState &state) {
+  if (Error error = checkOpsets(proto, state))
+    return error;
+  if (Error error = readInputFlags(options, state))
+    return error;
+  if (!options.configPath.empty())
+    return makeError("{}: --config applies to TensorFlow models", state.file);
+  if (Error error = checkValueTypes(state))
+    return error;
+  if (Error error = checkInputFlags(state))
+    return error;
+  std::vector<DeclaredTensor> inputs;
+  for (const onnxpb::ValueInfoProto *info : fedInputs(*state.graph)) {
+    if (auto frozen = state.frozen.find(info->name());
+        frozen != state.frozen.end()) {
+      // Not an input of the compiled model, but its value must fit.
+      if (Expected<ir::Literal> value =
+              frozenValue(*info, frozen->second, state);
+          !value)
+        return value.takeError();
+      continue;
+    }
+    Expected<DeclaredTensor> input = declaredInput(*info, state);
+    if (!input)
+      return input.takeError();
+    inputs.push_back(std::move(*input));
+  }
+  return inputs;
+}
+
+/// The graph outputs with the types the model declares for them.
+std::vector<DeclaredTensor> declaredOutputs(const onnxpb::GraphProto &graph) {
+  std::vector<DeclaredTensor> outputs;
+  for (const onnxpb::ValueInfoProto &info : graph.output()) {
+    DeclaredTensor output{info.name(), std::nullopt, std::nullopt};
+    Expected<const onnxpb::TypeProto::Tensor *> tensor =
+        tensorType(info, "output");
+    if (!tensor) {
+      (void)tensor.takeError(); // the import reports it
+      outputs.push_back(std::move(output));
+      continue;
+    }
+    if (Expected<ir::DType> dtype = dtypeFromOnnx((*tensor)->elem_type()))
+      output.dtype = *dtype;
+    else
+      (void)dtype.takeError(); // 0: undeclared, else the import reports it
+    if ((*tensor)->has_shape())
+      output.dims = symbolicDims((*tensor)->shape());
+    outputs.push_back(std::move(output));
+  }
+  return outputs;
+}
 } // namespace
 
 Expected<ImportedModel> importOnnxBytes(std::string_view bytes,
@@ -429,16 +563,8 @@ Expected<ImportedModel> importOnnxBytes(std::string_view bytes,
   state.graph = &proto.graph();
   if (Error error = checkOpsets(proto, state))
     return error;
-  Expected<std::map<std::string, std::vector<int64_t>>> shapes =
-      parseShapeOverrides(options.shapes);
-  if (!shapes)
-    return shapes.takeError();
-  state.shapes = std::move(*shapes);
-  Expected<std::map<std::string, FrozenInput>> frozen =
-      parseFrozenInputs(options.freeze);
-  if (!frozen)
-    return frozen.takeError();
-  state.frozen = std::move(*frozen);
+  if (Error error = readInputFlags(options, state))
+    return error;
   if (!options.configPath.empty())
     return makeError("{}: --config (tfcompile's feed/fetch config) applies to "
                      "TensorFlow models; an ONNX model's feeds and fetches are "
@@ -483,7 +609,8 @@ Expected<std::string> readModelFile(const std::string &path) {
 }
 } // namespace
 
-Expected<SourceSummary> summarizeOnnx(const std::string &path) {
+Expected<SourceSummary> summarizeOnnx(const std::string &path,
+                                      const ImportOptions &options) {
   Expected<std::string> bytes = readModelFile(path);
   if (!bytes)
     return bytes.takeError();
@@ -498,6 +625,15 @@ Expected<SourceSummary> summarizeOnnx(const std::string &path) {
   summary.format = fmt::format("ONNX (opset {})", opset);
   summary.weightBytes = weightBytes(proto.graph());
   summary.unsupported = findUnsupported(proto.graph(), summary);
+  ModelState state;
+  state.file = path;
+  state.graph = &proto.graph();
+  if (Expected<std::vector<DeclaredTensor>> inputs =
+          declaredInputs(proto, options, state))
+    summary.inputs = std::move(*inputs);
+  else
+    (void)inputs.takeError(); // the import reports it
+  summary.outputs = declaredOutputs(proto.graph());
   return summary;
 }
 

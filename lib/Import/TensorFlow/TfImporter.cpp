@@ -202,6 +202,7 @@ std::string moduleName(const std::string &path) {
 }
 
 Expected<ImportedModel> lowerPlan(TfPlan &plan) {
+  assert(plan.staticShapes && "summary plans are never lowered");
   auto module = std::make_unique<ir::Module>(moduleName(plan.model.path));
   ir::Computation *entry = module->addComputation("main");
   module->setEntry(entry);
@@ -258,12 +259,29 @@ Expected<ImportedModel> importTensorFlow(const std::string &path,
   return tf::lowerPlan(**plan);
 }
 
+namespace {
+/// The fetches with the `type` and `shape` their config entries declare.
+std::vector<DeclaredTensor> declaredFetches(const tf::TfPlan &plan) {
+  std::vector<DeclaredTensor> outputs;
+  for (const tf::FetchSpec &fetch : plan.fetches)
+    outputs.push_back(declaredFromSizes(fetch.name, fetch.type, fetch.dims));
+  return outputs;
+}
+} // namespace
+
 Expected<SourceSummary> summarizeTensorFlow(const std::string &path,
                                             const ImportOptions &options) {
-  Expected<std::unique_ptr<tf::TfPlan>> plan = tf::planImport(path, options);
+  Expected<std::unique_ptr<tf::TfPlan>> plan =
+      tf::planImport(path, options, tf::PlanPurpose::Summary);
   if (!plan)
     return plan.takeError();
-  return (*plan)->summary;
+  SourceSummary summary = (*plan)->summary;
+  // The feeds are all --shape may miss only when the plan passes the
+  // import's checks (unsupported ops, unfed placeholders, cycles).
+  if (Error error = (*plan)->check(); !error)
+    summary.inputs = (*plan)->declaredFeeds;
+  summary.outputs = declaredFetches(**plan);
+  return summary;
 }
 
 } // namespace kiln::import

@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <set>
 
 namespace kiln::import::tf {
@@ -35,6 +36,12 @@ bool isOneOf(std::string_view text, std::span<const std::string_view> list) {
     if (text == item)
       return true;
   return false;
+}
+
+/// Whether a declared shape is fully known (-1: an unknown dimension).
+bool allKnown(const std::optional<std::vector<int64_t>> &dims) {
+  return dims && std::all_of(dims->begin(), dims->end(),
+                             [](int64_t dim) { return dim >= 0; });
 }
 
 tensorflow::TensorShapeProto shapeProto(const std::vector<int64_t> &dims) {
@@ -87,8 +94,9 @@ tensorflow::tf2xla::Config defaultConfig(const TfModel &model,
 class Planner {
 public:
   Planner(TfPlan &plan, ShapeOverrides shapes,
-          std::map<std::string, FrozenInput> frozen)
-      : plan_(plan), shapes_(std::move(shapes)), frozen_(std::move(frozen)) {}
+          std::map<std::string, FrozenInput> frozen, PlanPurpose purpose)
+      : plan_(plan), shapes_(std::move(shapes)), frozen_(std::move(frozen)),
+        purpose_(purpose) {}
 
   Error resolve(const tensorflow::tf2xla::Config &config);
   void prune();
@@ -106,6 +114,11 @@ private:
                                       const std::string &name, size_t node);
   Expected<ir::Shape> feedShape(const DeclaredFeed &declared,
                                 const std::string &name);
+  /// The shape of a feed's entry parameter: its frozen value's, else the
+  /// static declared one (a summary takes unknown dimensions too).
+  Expected<ir::Shape>
+  parameterShape(const DeclaredFeed &declared, const std::string &name,
+                 const std::optional<ir::Literal> &frozenValue);
   Error resolveFeed(const tensorflow::tf2xla::Feed &feed);
   Error resolveVariable(const tensorflow::tf2xla::Variable &variable);
   Error resolveFetch(const tensorflow::tf2xla::Fetch &fetch);
@@ -116,6 +129,7 @@ private:
   TfPlan &plan_;
   ShapeOverrides shapes_;
   std::map<std::string, FrozenInput> frozen_; ///< --freeze, by feed name
+  PlanPurpose purpose_;
 };
 
 Expected<size_t> Planner::findNode(const std::string &name,
@@ -191,10 +205,7 @@ Planner::declaredFeed(const tensorflow::tf2xla::Feed &feed,
 Expected<ir::Shape> Planner::feedShape(const DeclaredFeed &declared,
                                        const std::string &name) {
   const std::optional<std::vector<int64_t>> &dims = declared.dims;
-  bool known = dims.has_value();
-  for (size_t i = 0; known && i < dims->size(); ++i)
-    known = (*dims)[i] >= 0;
-  if (!known)
+  if (!allKnown(dims))
     return makeError("{}: error: input '{}' has shape {} with unknown "
                      "dimensions; fix them with --shape {}=D0,D1,...",
                      plan_.model.path, name, describeDims(dims), name);
@@ -204,6 +215,19 @@ Expected<ir::Shape> Planner::feedShape(const DeclaredFeed &declared,
   if (Error error = ir::verifyShape(shape, fmt::format("input '{}'", name)))
     return makeError("{}: error: {}", plan_.configName, error.message());
   return shape;
+}
+
+Expected<ir::Shape>
+Planner::parameterShape(const DeclaredFeed &declared, const std::string &name,
+                        const std::optional<ir::Literal> &frozenValue) {
+  if (frozenValue)
+    return frozenValue->shape();
+  if (purpose_ == PlanPurpose::Summary && !allKnown(declared.dims)) {
+    // A summary is never lowered: the feed needs a shape only to exist.
+    plan_.staticShapes = false;
+    return ir::Shape::scalar(declared.dtype);
+  }
+  return feedShape(declared, name);
 }
 
 Error Planner::resolveFeed(const tensorflow::tf2xla::Feed &feed) {
@@ -231,8 +255,10 @@ Error Planner::resolveFeed(const tensorflow::tf2xla::Feed &feed) {
                        literal.errorMessage());
     frozenValue = std::move(*literal);
   }
-  Expected<ir::Shape> shape = frozenValue ? frozenValue->shape()
-                                          : feedShape(*declared, name);
+  if (!frozenValue)
+    plan_.declaredFeeds.push_back(
+        declaredFromSizes(name, declared->dtype, declared->dims));
+  Expected<ir::Shape> shape = parameterShape(*declared, name, frozenValue);
   if (!shape)
     return shape.takeError();
   if (!plan_.state->fed.emplace(std::pair(*node, index), nullptr).second)
@@ -458,7 +484,8 @@ Error TfPlan::check() {
 }
 
 Expected<std::unique_ptr<TfPlan>> planImport(const std::string &path,
-                                             const ImportOptions &options) {
+                                             const ImportOptions &options,
+                                             PlanPurpose purpose) {
   auto plan = std::make_unique<TfPlan>();
   Expected<TfModel> model = readTfModel(path);
   if (!model)
@@ -488,7 +515,7 @@ Expected<std::unique_ptr<TfPlan>> planImport(const std::string &path,
       parseFrozenInputs(options.freeze);
   if (!frozen)
     return frozen.takeError();
-  Planner planner(*plan, std::move(*shapes), std::move(*frozen));
+  Planner planner(*plan, std::move(*shapes), std::move(*frozen), purpose);
   if (Error error = planner.resolve(config))
     return error;
   planner.prune();

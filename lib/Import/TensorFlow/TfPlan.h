@@ -50,15 +50,27 @@ struct TfPlan {
   std::map<size_t, std::string> needed;
   std::vector<size_t> order; ///< filled by check()
   SourceSummary summary;
+  /// The unfrozen feeds as declared (dims may be unknown), for the summary.
+  std::vector<DeclaredTensor> declaredFeeds;
+  /// False when planned for a summary with feeds of unknown dimensions:
+  /// such a plan is never lowered (their FeedSpec shapes are
+  /// placeholders).
+  bool staticShapes = true;
 
   bool isTfJs() const { return model.format == "TensorFlow.js graph model"; }
   /// Unsupported ops (all of them), unfed placeholders, cycles; fills order.
   Error check();
 };
 
+/// What a plan is for: an import needs every feed's shape static; a
+/// summary (`kiln inspect`, `kiln run` finding which shapes are missing)
+/// takes feeds with unknown dimensions as they are.
+enum class PlanPurpose { Import, Summary };
+
 /// Reads and plans the import of `path` with `options`.
-Expected<std::unique_ptr<TfPlan>> planImport(const std::string &path,
-                                             const ImportOptions &options);
+Expected<std::unique_ptr<TfPlan>>
+planImport(const std::string &path, const ImportOptions &options,
+           PlanPurpose purpose = PlanPurpose::Import);
 
 } // namespace kiln::import::tf
 
