@@ -1,5 +1,6 @@
 //===- RunDriver.cpp - `kiln run`: execute a model on .npy inputs ---------===//
 #include "kiln/Driver/Driver.h"
+#include "MemoryBudget.h"
 
 #include "kiln/Driver/Compile.h"
 #include "kiln/Driver/Optimize.h"
@@ -205,6 +206,8 @@ Expected<std::vector<RunOutput>> runModel(const RunOptions &options) {
   auto model = importModel(options.model, options.import);
   if (!model)
     return model.takeError();
+  if (Error error = checkDeclaredSizes(*model))
+    return error;
   auto args = bindInputs(*model, options.inputs);
   if (!args)
     return args.takeError();

@@ -10,6 +10,10 @@
 
 #include "EvalInternal.h"
 
+#include "kiln/Support/Allocation.h"
+#include "kiln/Support/CheckedArithmetic.h"
+#include "kiln/Support/ResourceLimits.h"
+
 #include <map>
 
 namespace kiln::eval {
@@ -121,12 +125,60 @@ Expected<Value> evalOne(const Instruction &inst,
   return Value::ofArray(std::move(*result));
 }
 
+/// The bytes a value of `shape` holds, a tuple's elements together;
+/// nullopt when the count overflows.
+std::optional<int64_t> valueBytes(const Shape &shape) {
+  if (!shape.isTuple()) {
+    std::optional<int64_t> count = checkedProduct(shape.dims());
+    return count ? checkedMul(*count, int64_t(ir::byteSize(shape.dtype())))
+                 : std::nullopt;
+  }
+  std::optional<int64_t> total = 0;
+  for (const Shape &element : shape.tupleElements()) {
+    std::optional<int64_t> bytes = valueBytes(element);
+    total = total && bytes ? checkedAdd(*total, *bytes) : std::nullopt;
+  }
+  return total;
+}
+
+/// The evaluator keeps every value of a computation until it returns, so
+/// the bytes it holds after `inst` are checked against --max-arena before
+/// `inst` is computed; `held` then counts them.
+Error reserveValueBytes(const Instruction &inst, int64_t &held) {
+  std::optional<int64_t> bytes = valueBytes(inst.shape());
+  std::optional<int64_t> total = bytes ? checkedAdd(held, *bytes) : bytes;
+  if (Error e = checkArenaBytes(
+          fmt::format("evaluating %{} ({}) with the values before it",
+                      inst.name(), inst.shape().toString()),
+          total))
+    return e;
+  held = *total;
+  return Error::success();
+}
+
+/// evalOne, with a refused allocation (sizes within a raised --max-arena
+/// may still be more than the machine has) as an error naming `inst`.
+Expected<Value> evalOneOrOutOfMemory(const Instruction &inst,
+                                     const std::vector<const Value *> &operands,
+                                     const std::vector<Value> &args) {
+  try {
+    return evalOne(inst, operands, args);
+  } catch (const std::bad_alloc &) {
+    return allocationError(fmt::format("%{} ({})", inst.name(),
+                                       inst.shape().toString()),
+                           valueBytes(inst.shape()).value_or(INT64_MAX));
+  }
+}
+
 Expected<Value> evalValues(const Computation &computation,
                            const std::vector<Value> &args) {
   if (!computation.root())
     return makeError("computation %{} has no root", computation.name());
   std::map<const Instruction *, Value> values;
+  int64_t held = 0;
   for (const Instruction *inst : computation.postOrder()) {
+    if (Error e = reserveValueBytes(*inst, held))
+      return e;
     std::vector<const Value *> operands;
     for (const Instruction *operand : inst->operands()) {
       auto found = values.find(operand);
@@ -135,7 +187,7 @@ Expected<Value> evalValues(const Computation &computation,
                                            " has no value");
       operands.push_back(&found->second);
     }
-    Expected<Value> value = evalOne(*inst, operands, args);
+    Expected<Value> value = evalOneOrOutOfMemory(*inst, operands, args);
     if (!value)
       return value.takeError();
     if (value->shape() != inst->shape())

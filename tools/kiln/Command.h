@@ -31,6 +31,18 @@ inline void addConstantBudgetOption(CLI::App &command) {
       ->check(CLI::PositiveNumber);
 }
 
+/// --max-arena: the process's budget for inputs, results, intermediate
+/// values and the arena (ResourceLimits), on the subcommands that compile
+/// or run a model.
+inline void addArenaBudgetOption(CLI::App &command) {
+  command
+      .add_option("--max-arena", resourceLimits().maxArenaBytes,
+                  "Most bytes any one input, result or intermediate value, "
+                  "and the arena of intermediate values, may take (default "
+                  "4 GiB)")
+      ->check(CLI::PositiveNumber);
+}
+
 /// --config, --shape, --freeze and the resource limits, shared by every subcommand
 /// that imports a model.
 inline void addImportOptions(CLI::App &command, import::ImportOptions &options) {
