@@ -1,29 +1,13 @@
 //===- MemoryBudget.cpp - Model sizes against --max-arena -----------------===//
 #include "MemoryBudget.h"
 
+#include "kiln/IR/ShapeBytes.h"
 #include "kiln/Support/Allocation.h"
-#include "kiln/Support/CheckedArithmetic.h"
 #include "kiln/Support/ResourceLimits.h"
 
 namespace kiln::driver {
 
 namespace {
-
-/// The bytes a value of `shape` holds (a tuple: its elements together), or
-/// nullopt when the count overflows.
-std::optional<int64_t> valueBytes(const ir::Shape &shape) {
-  if (!shape.isTuple()) {
-    std::optional<int64_t> count = checkedProduct(shape.dims());
-    return count ? checkedMul(*count, int64_t(ir::byteSize(shape.dtype())))
-                 : std::nullopt;
-  }
-  std::optional<int64_t> total = 0;
-  for (const ir::Shape &element : shape.tupleElements()) {
-    std::optional<int64_t> bytes = valueBytes(element);
-    total = total && bytes ? checkedAdd(*total, *bytes) : std::nullopt;
-  }
-  return total;
-}
 
 /// " from node 'n'" when the importer recorded a source node that the
 /// value's own name does not already say.
@@ -35,36 +19,47 @@ std::string sourceNote(const ir::Instruction &instruction,
   return fmt::format(" from node '{}'", node);
 }
 
+/// "KIND 'NAME' from node 'n' of type T needs N bytes, ..." unless the
+/// value `instruction` computes fits --max-arena.
 Error checkValue(std::string_view kind, std::string_view name,
-                 const ir::Instruction &instruction, const ir::Shape &shape) {
+                 const ir::Instruction &instruction) {
+  const ir::Shape &shape = instruction.shape();
   return checkArenaBytes(fmt::format("{} '{}'{} of type {}", kind, name,
                                      sourceNote(instruction, name),
                                      shape.toString()),
-                         valueBytes(shape));
+                         ir::checkedValueBytes(shape));
 }
 
 Error checkInputs(const import::ImportedModel &model) {
   const ir::Computation &entry = *model.module->entry();
   for (size_t i = 0; i < model.args.size(); ++i) {
     const ir::Instruction &parameter = *entry.parameter(int64_t(i));
-    if (Error e = checkValue("input", model.args[i].name, parameter,
-                             parameter.shape()))
+    if (Error e = checkValue("input", model.args[i].name, parameter))
       return e;
   }
   return Error::success();
+}
+
+/// The name results are known by: the importer's when it names each one,
+/// else the instruction's.
+std::string resultName(const import::ImportedModel &model, size_t index,
+                       size_t count, const ir::Instruction &result) {
+  if (model.resultNames.size() == count)
+    return model.resultNames[index];
+  return "%" + result.name();
 }
 
 /// Results as the root lists them: a tuple instruction's operands, else the
 /// root itself.
 Error checkResults(const import::ImportedModel &model) {
   const ir::Instruction &root = *model.module->entry()->root();
-  if (root.opcode() != ir::Opcode::Tuple || root.operands().size() !=
-                                                model.resultNames.size())
-    return checkValue("result", root.name(), root, root.shape());
-  for (size_t i = 0; i < root.operands().size(); ++i) {
+  if (root.opcode() != ir::Opcode::Tuple)
+    return checkValue("result", resultName(model, 0, 1, root), root);
+  size_t count = root.operands().size();
+  for (size_t i = 0; i < count; ++i) {
     const ir::Instruction &result = *root.operands()[i];
-    if (Error e = checkValue("result", model.resultNames[i], result,
-                             result.shape()))
+    if (Error e = checkValue("result", resultName(model, i, count, result),
+                             result))
       return e;
   }
   return Error::success();
@@ -80,7 +75,7 @@ Error checkInstructions(const ir::Module &module) {
       if (instruction->opcode() == ir::Opcode::Constant)
         continue;
       if (Error e = checkValue("instruction", "%" + instruction->name(),
-                               *instruction, instruction->shape()))
+                               *instruction))
         return e;
     }
   return Error::success();

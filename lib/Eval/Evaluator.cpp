@@ -10,6 +10,7 @@
 
 #include "EvalInternal.h"
 
+#include "kiln/IR/ShapeBytes.h"
 #include "kiln/Support/Allocation.h"
 #include "kiln/Support/CheckedArithmetic.h"
 #include "kiln/Support/ResourceLimits.h"
@@ -125,27 +126,11 @@ Expected<Value> evalOne(const Instruction &inst,
   return Value::ofArray(std::move(*result));
 }
 
-/// The bytes a value of `shape` holds, a tuple's elements together;
-/// nullopt when the count overflows.
-std::optional<int64_t> valueBytes(const Shape &shape) {
-  if (!shape.isTuple()) {
-    std::optional<int64_t> count = checkedProduct(shape.dims());
-    return count ? checkedMul(*count, int64_t(ir::byteSize(shape.dtype())))
-                 : std::nullopt;
-  }
-  std::optional<int64_t> total = 0;
-  for (const Shape &element : shape.tupleElements()) {
-    std::optional<int64_t> bytes = valueBytes(element);
-    total = total && bytes ? checkedAdd(*total, *bytes) : std::nullopt;
-  }
-  return total;
-}
-
 /// The evaluator keeps every value of a computation until it returns, so
 /// the bytes it holds after `inst` are checked against --max-arena before
 /// `inst` is computed; `held` then counts them.
 Error reserveValueBytes(const Instruction &inst, int64_t &held) {
-  std::optional<int64_t> bytes = valueBytes(inst.shape());
+  std::optional<int64_t> bytes = ir::checkedValueBytes(inst.shape());
   std::optional<int64_t> total = bytes ? checkedAdd(held, *bytes) : bytes;
   if (Error e = checkArenaBytes(
           fmt::format("evaluating %{} ({}) with the values before it",
@@ -166,7 +151,8 @@ Expected<Value> evalOneOrOutOfMemory(const Instruction &inst,
   } catch (const std::bad_alloc &) {
     return allocationError(fmt::format("%{} ({})", inst.name(),
                                        inst.shape().toString()),
-                           valueBytes(inst.shape()).value_or(INT64_MAX));
+                           ir::checkedValueBytes(inst.shape())
+                               .value_or(INT64_MAX));
   }
 }
 

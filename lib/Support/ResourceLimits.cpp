@@ -47,9 +47,4 @@ Error checkArenaBytes(std::string_view what, std::optional<int64_t> bytes) {
                      "--max-arena");
 }
 
-Error checkArenaElements(std::string_view what, std::optional<int64_t> count,
-                         int64_t elementBytes) {
-  return checkArenaBytes(what, totalBytes(count, elementBytes));
-}
-
 } // namespace kiln

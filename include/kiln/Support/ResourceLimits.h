@@ -29,8 +29,8 @@ struct ResourceLimits {
   static constexpr int64_t kDefaultMaxConstantBytes = int64_t(1) << 31;
   /// 4 GiB: the most bytes one argument, result, intermediate value or the
   /// whole arena may take. Activations can outgrow weights (a batch of
-  /// images), so it is twice the constant budget; it is still more than
-  /// a 32-bit device can address at all, so a model over it is almost
+  /// images), so it is twice the constant budget; it is also the whole
+  /// address space of a 32-bit device, so a model over it is almost
   /// always a mistyped or hostile shape, and a wrong [1e12, 4] input is an
   /// error instead of a failed multi-terabyte allocation.
   static constexpr int64_t kDefaultMaxArenaBytes = int64_t(1) << 32;
@@ -63,10 +63,6 @@ Error checkConstantElements(std::string_view what, std::optional<int64_t> count,
 /// count overflowed) fits the budget; otherwise "WHAT needs N bytes, more
 /// than the limit of L bytes (--max-arena)".
 Error checkArenaBytes(std::string_view what, std::optional<int64_t> bytes);
-
-/// checkArenaBytes for `count` elements of `elementBytes` each.
-Error checkArenaElements(std::string_view what, std::optional<int64_t> count,
-                         int64_t elementBytes);
 
 } // namespace kiln
 
