@@ -183,7 +183,8 @@ Expected<Value> evalValues(const Computation &computation,
                              inst->shape().toString()));
     values.emplace(inst, std::move(*value));
   }
-  return values.at(computation.root());
+  // Moved, not copied: the root may be as large as --max-arena allows.
+  return std::move(values.at(computation.root()));
 }
 
 /// The entry's results: a tuple root's elements, or the array. Callers name
@@ -220,6 +221,20 @@ Error checkArguments(const Computation &computation,
   return Error::success();
 }
 
+/// The arguments as values: copies, which need memory like any value.
+Expected<std::vector<Value>> argumentValues(const std::vector<Literal> &args) {
+  std::vector<Value> values;
+  for (size_t i = 0; i < args.size(); ++i) {
+    try {
+      values.push_back(Value::ofArray(args[i]));
+    } catch (const std::bad_alloc &) {
+      return allocationError(fmt::format("argument {}", i + 1),
+                             args[i].shape().byteSize());
+    }
+  }
+  return values;
+}
+
 } // namespace
 
 Expected<std::vector<Literal>>
@@ -227,10 +242,10 @@ evaluateComputation(const Computation &computation,
                     const std::vector<Literal> &args) {
   if (Error e = checkArguments(computation, args))
     return e;
-  std::vector<Value> values;
-  for (const Literal &arg : args)
-    values.push_back(Value::ofArray(arg));
-  Expected<Value> result = evalValues(computation, values);
+  Expected<std::vector<Value>> values = argumentValues(args);
+  if (!values)
+    return values.takeError();
+  Expected<Value> result = evalValues(computation, *values);
   if (!result)
     return result.takeError();
   std::vector<Literal> results;
