@@ -5,6 +5,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Driver/Compile.h"
+
 #include "MemoryBudget.h"
 
 #include "kiln/Analysis/BufferAssignment.h"

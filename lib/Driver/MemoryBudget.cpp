@@ -58,8 +58,8 @@ Error checkResults(const import::ImportedModel &model) {
   size_t count = root.operands().size();
   for (size_t i = 0; i < count; ++i) {
     const ir::Instruction &result = *root.operands()[i];
-    if (Error e = checkValue("result", resultName(model, i, count, result),
-                             result))
+    if (Error e =
+            checkValue("result", resultName(model, i, count, result), result))
       return e;
   }
   return Error::success();

@@ -10,6 +10,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Driver/Profile.h"
+
 #include "MemoryBudget.h"
 
 #include "kiln/AOT/ModelInfo.h"

@@ -1,5 +1,6 @@
 //===- RunDriver.cpp - `kiln run`: execute a model on .npy inputs ---------===//
 #include "kiln/Driver/Driver.h"
+
 #include "MemoryBudget.h"
 
 #include "kiln/Driver/Compile.h"

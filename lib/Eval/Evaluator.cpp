@@ -149,10 +149,9 @@ Expected<Value> evalOneOrOutOfMemory(const Instruction &inst,
   try {
     return evalOne(inst, operands, args);
   } catch (const std::bad_alloc &) {
-    return allocationError(fmt::format("%{} ({})", inst.name(),
-                                       inst.shape().toString()),
-                           ir::checkedValueBytes(inst.shape())
-                               .value_or(INT64_MAX));
+    return allocationError(
+        fmt::format("%{} ({})", inst.name(), inst.shape().toString()),
+        ir::checkedValueBytes(inst.shape()).value_or(INT64_MAX));
   }
 }
 

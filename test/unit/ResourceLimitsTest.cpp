@@ -5,8 +5,8 @@
 // the evaluator holds the values it keeps to the limit together.
 //
 //===----------------------------------------------------------------------===//
-#include "kiln/Support/Allocation.h"
 #include "kiln/Support/ResourceLimits.h"
+#include "kiln/Support/Allocation.h"
 
 #include "HloTestSupport.h"
 #include "kiln/Eval/Evaluator.h"
@@ -57,9 +57,10 @@ TEST_CASE("allocateVector reports what it could not allocate", "[limits]") {
   Expected<std::vector<uint64_t>> huge =
       allocateVector<uint64_t>(int64_t(1) << 61, "the table");
   REQUIRE_FALSE(huge);
-  CHECK(huge.errorMessage() == fmt::format("cannot allocate {} bytes for the "
-                                           "table: out of memory",
-                                           std::numeric_limits<int64_t>::max()));
+  CHECK(huge.errorMessage() ==
+        fmt::format("cannot allocate {} bytes for the "
+                    "table: out of memory",
+                    std::numeric_limits<int64_t>::max()));
 }
 
 TEST_CASE("the evaluator holds its values to --max-arena", "[limits]") {
@@ -69,9 +70,8 @@ ENTRY main {
   n = f32[4] negate(p)
   ROOT a = f32[4] abs(n)
 })");
-  std::vector<ir::Literal> args{
-      ir::Literal::fromValues(ir::Shape(ir::DType::F32, {4}),
-                              std::vector<float>{1, -2, 3, -4})};
+  std::vector<ir::Literal> args{ir::Literal::fromValues(
+      ir::Shape(ir::DType::F32, {4}), std::vector<float>{1, -2, 3, -4})};
   {
     ArenaLimit limit(48); // p, n and a: 16 bytes each
     CHECK(eval::evaluateModule(*module, args));

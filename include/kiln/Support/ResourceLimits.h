@@ -5,10 +5,10 @@
 // any one literal, host-side table or folded constant may occupy
 // (--max-constant-bytes), and the bytes any one input, result or
 // intermediate value, and the arena holding the intermediates, may occupy
-// when a model is compiled or run (--max-arena). The same settings say whether external data and
-// weight shards may live outside the model's directory
-// (--allow-external-paths). The tools set them once from their flags,
-// before any model is read; the libraries only read them.
+// when a model is compiled or run (--max-arena). The same settings say
+// whether external data and weight shards may live outside the model's
+// directory (--allow-external-paths). The tools set them once from their
+// flags, before any model is read; the libraries only read them.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_SUPPORT_RESOURCELIMITS_H

@@ -54,13 +54,13 @@ std::optional<DotGeometry> dotGeometry(const Instruction &dot) {
   const ir::Shape &rhs = dot.operand(1)->shape();
   DotGeometry g;
   DimProgression aB = dimProgression(lhs, dn.lhsBatch);
-  DimProgression aM = dimProgression(
-      lhs, freeDims(lhs.rank(), dn.lhsBatch, dn.lhsContracting));
+  DimProgression aM =
+      dimProgression(lhs, freeDims(lhs.rank(), dn.lhsBatch, dn.lhsContracting));
   DimProgression aK = dimProgression(lhs, dn.lhsContracting);
   DimProgression bB = dimProgression(rhs, dn.rhsBatch);
   DimProgression bK = dimProgression(rhs, dn.rhsContracting);
-  DimProgression bN = dimProgression(
-      rhs, freeDims(rhs.rank(), dn.rhsBatch, dn.rhsContracting));
+  DimProgression bN =
+      dimProgression(rhs, freeDims(rhs.rank(), dn.rhsBatch, dn.rhsContracting));
   g.batches = aB.count;
   g.m = aM.count;
   g.k = aK.count;
@@ -207,10 +207,9 @@ Expected<bool> emitDotKernel(EmitterContext &ctx, const Instruction &dot,
   }
   size_t written = args.size();
   args.push_back(lhs->address);
-  args.push_back(
-      mode == RhsMode::Constant
-          ? packConstantRhs(ctx, dot, *weights, tile.nr)
-          : ctx.operandBuffer(dot, 1)->address);
+  args.push_back(mode == RhsMode::Constant
+                     ? packConstantRhs(ctx, dot, *weights, tile.nr)
+                     : ctx.operandBuffer(dot, 1)->address);
   size_t leafStart = args.size();
   for (Value *leaf : epilogue->leafPointers(ctx))
     args.push_back(leaf);

@@ -192,8 +192,7 @@ constexpr int64_t kScatterEntryBytes = sizeof(int64_t);
 /// Whether `rounds` tables of `rows` entries fit the budget together.
 bool roundFits(GraphBuilder &b, int64_t rows, int64_t rounds) {
   return b.hostTableFits(
-      fmt::format("the scatter's table of {} rounds of writes per row",
-                  rounds),
+      fmt::format("the scatter's table of {} rounds of writes per row", rounds),
       checkedMul(rows, rounds), kScatterEntryBytes);
 }
 } // namespace
