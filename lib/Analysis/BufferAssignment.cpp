@@ -18,6 +18,7 @@
 #include "kiln/Analysis/BufferAssignment.h"
 #include "kiln/Analysis/ArenaPlacement.h"
 #include "kiln/Analysis/Schedule.h"
+#include "kiln/Support/CheckedArithmetic.h"
 
 #include <algorithm>
 #include <fmt/format.h>
@@ -103,7 +104,10 @@ int64_t packingScratchBytes(const Instruction &dot, const Instruction &rhs) {
     return 0;
   int64_t columns = (n + kPackingPanelColumns - 1) / kPackingPanelColumns *
                     kPackingPanelColumns;
-  return batches * k * columns * int64_t(ir::byteSize(dtype));
+  // Saturated, not wrapped: the rhs fits int64_t but its columns rounded
+  // up to whole panels may not, and checkArenaFitsInt64 refuses the sum.
+  return checkedProduct({batches, k, columns, int64_t(ir::byteSize(dtype))})
+      .value_or(INT64_MAX);
 }
 
 static int64_t alignTo(int64_t value, int64_t alignment) {
@@ -135,6 +139,7 @@ private:
   void addArenaValue(ValueRef value, int64_t bytes, const Instruction *owner);
   void addPackingScratch(const Instruction *dot, const Instruction &rhs,
                          const Instruction *owner);
+  Error checkArenaFitsInt64() const;
   MemoryModel memoryModel() const;
   void setLiveRanges(const std::vector<const Instruction *> &schedule);
   void computeLastUses(const std::vector<const Instruction *> &schedule);
@@ -267,6 +272,30 @@ Error Builder::classifyFusion(const Instruction *fusion) {
       fixedRange_.insert(value);
     }
   }
+  return Error::success();
+}
+
+/// The scheduler and placement add arena bytes up in int64_t. Their sums
+/// never exceed every arena value side by side, plus a staging copy of
+/// each write-back, so a module whose total overflows (sizes a model may
+/// declare) is refused before any of them runs.
+Error Builder::checkArenaFitsInt64() const {
+  std::vector<int64_t> sizes;
+  for (ValueRef value : arenaOrder_)
+    if (slices_.at(value).kind == BufferKind::Arena)
+      sizes.push_back(slices_.at(value).bytes);
+  for (const WriteBack &writeBack : writeBacks_)
+    if (auto slice = slices_.find(writeBack.value); slice != slices_.end())
+      sizes.push_back(slice->second.bytes);
+  std::optional<int64_t> total = 0;
+  for (int64_t bytes : sizes) {
+    std::optional<int64_t> aligned =
+        checkedAdd(bytes, BufferAssignment::kArenaAlignment - 1);
+    total = total && aligned ? checkedAdd(*total, *aligned) : std::nullopt;
+  }
+  if (!total)
+    return makeError("buffer assignment: the arena's values add up to more "
+                     "than 2^63 bytes");
   return Error::success();
 }
 
@@ -492,6 +521,8 @@ Error Builder::run(std::vector<const Instruction *> &schedule,
     return e;
   // Results stay live to the end (they are not in the arena anyway).
   assignResults();
+  if (Error e = checkArenaFitsInt64())
+    return e;
   Schedule chosen = scheduleForMemory(entry_, memoryModel());
   schedule = std::move(chosen.order);
   totals.strategy = chosen.strategy;

@@ -10,6 +10,7 @@
 #include "kiln/Driver/Check.h"
 
 #include "CheckModule.h"
+#include "MemoryBudget.h"
 #include "SeededInputs.h"
 #include "TensorCompare.h"
 
@@ -381,9 +382,14 @@ Expected<bool> runCheck(const CheckOptions &options, std::ostream &out) {
     return makeError("{}: kiln check does not support models that update "
                      "variables",
                      options.model);
+  if (Error error = checkDeclaredSizes(*model))
+    return error;
   std::vector<ir::Literal> args;
   if (options.inputs.empty()) {
-    args = seededInputs(*model->module);
+    Expected<std::vector<ir::Literal>> seeded = seededInputs(*model->module);
+    if (!seeded)
+      return seeded.takeError();
+    args = std::move(*seeded);
   } else {
     Expected<std::vector<ir::Literal>> bound =
         bindInputs(*model, options.inputs);

@@ -1,6 +1,7 @@
 //===- Compile.cpp - `kiln compile`: model -> PREFIX.o, .h, .json --------===//
 #include "kiln/Driver/Compile.h"
 #include "Graphviz.h"
+#include "MemoryBudget.h"
 #include "Report.h"
 
 #include "kiln/Analysis/BufferAssignment.h"
@@ -123,6 +124,8 @@ Error generateCode(const import::ImportedModel &model,
       analysis::BufferAssignment::build(module, writeBacks(model));
   if (!buffers)
     return buffers.takeError();
+  if (Error error = checkArenaSize(*buffers))
+    return error;
   auto machine = target::createTargetMachine(resolved);
   if (!machine)
     return machine.takeError();
@@ -318,6 +321,8 @@ Expected<CompileResult> compileModel(const CompileOptions &options) {
       importModel(options.model, options.import);
   if (!imported)
     return imported.takeError();
+  if (Error error = checkDeclaredSizes(*imported))
+    return error;
   // Optimized before buffer assignment; `kiln run --reference` keeps
   // evaluating the unoptimized import, so e2e tests compare the two.
   timer.emplace(phases, kPhasePasses);

@@ -6,8 +6,11 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Driver/Compile.h"
 
+#include "MemoryBudget.h"
+
 #include "kiln/Analysis/BufferAssignment.h"
 #include "kiln/CodeGen/CodeGen.h"
+#include "kiln/Support/Allocation.h"
 #include "kiln/Target/Jit.h"
 #include "kiln/Target/Target.h"
 
@@ -74,6 +77,8 @@ runWithJit(const ir::Module &module, std::vector<ir::Literal> &args,
       analysis::BufferAssignment::build(module, writeBacks);
   if (!buffers)
     return buffers.takeError();
+  if (Error error = checkArenaSize(*buffers))
+    return error;
   codegen::CodeGenOptions options;
   options.entryName = kEntryName;
   auto jit = compileForHostJit(module, *buffers, options);
@@ -91,16 +96,19 @@ runWithJit(const ir::Module &module, std::vector<ir::Literal> &args,
   for (int64_t i = 0; i < buffers->resultCount(); ++i) {
     analysis::ValueRef value = buffers->resultValue(i);
     const ir::Shape &shape = value.instruction->shape();
-    results.emplace_back(value.tupleIndex < 0
-                             ? shape
-                             : shape.tupleElements()[size_t(value.tupleIndex)]);
+    Expected<ir::Literal> result = allocateLiteral(
+        value.tupleIndex < 0 ? shape
+                             : shape.tupleElements()[size_t(value.tupleIndex)],
+        fmt::format("result {} (%{})", i, value.instruction->name()));
+    if (!result)
+      return result.takeError();
+    results.push_back(std::move(*result));
   }
   for (ir::Literal &result : results)
     resultPointers.push_back(result.bytes().data());
   auto arena = allocateArena(buffers->arenaBytes());
   if (!arena)
-    return makeError("cannot allocate the {}-byte arena",
-                     buffers->arenaBytes());
+    return allocationError("the arena", buffers->arenaBytes());
   if (int status =
           (*entry)(argPointers.data(), resultPointers.data(), arena.get()))
     return makeError("the generated code returned status {}", status);

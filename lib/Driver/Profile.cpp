@@ -11,12 +11,15 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Driver/Profile.h"
 
+#include "MemoryBudget.h"
+
 #include "kiln/AOT/ModelInfo.h"
 #include "kiln/Analysis/BufferAssignment.h"
 #include "kiln/CodeGen/CodeGen.h"
 #include "kiln/Driver/Compile.h"
 #include "kiln/Driver/Driver.h"
 #include "kiln/Driver/Optimize.h"
+#include "kiln/Support/Allocation.h"
 #include "kiln/Support/FileUtils.h"
 #include "kiln/Target/Jit.h"
 
@@ -44,9 +47,15 @@ uint64_t monotonicNanoseconds(void *) {
 
 /// Seeded values for an input the user did not give: uniform in [-1, 1)
 /// for float32 and float64 (a 64-bit LCG, as the e2e drivers use), zeros
-/// for every other dtype (valid indices, no NaN bit patterns).
-ir::Literal seededLiteral(const ir::Shape &shape, uint64_t &state) {
-  ir::Literal literal(shape);
+/// for every other dtype (valid indices, no NaN bit patterns). An error
+/// when its memory cannot be allocated.
+Expected<ir::Literal> seededLiteral(const std::string &name,
+                                    const ir::Shape &shape, uint64_t &state) {
+  Expected<ir::Literal> allocated =
+      allocateLiteral(shape, fmt::format("the seeded input '{}'", name));
+  if (!allocated)
+    return allocated.takeError();
+  ir::Literal &literal = *allocated;
   std::vector<uint8_t> &bytes = literal.bytes();
   ir::DType dtype = shape.dtype();
   if (dtype != ir::DType::F32 && dtype != ir::DType::F64)
@@ -123,9 +132,15 @@ profileInputs(const import::ImportedModel &model,
       return makeError("input '{}' has tuple type {}; kiln profile takes "
                        "array inputs only",
                        model.args[i].name, parameter->shape().toString());
-    args.push_back(found != given->end()
-                       ? std::move(found->second)
-                       : seededLiteral(parameter->shape(), state));
+    if (found != given->end()) {
+      args.push_back(std::move(found->second));
+      continue;
+    }
+    Expected<ir::Literal> seeded =
+        seededLiteral(model.args[i].name, parameter->shape(), state);
+    if (!seeded)
+      return seeded.takeError();
+    args.push_back(std::move(*seeded));
   }
   return args;
 }
@@ -149,6 +164,8 @@ Expected<ProfiledModel> compileProfiled(const import::ImportedModel &model,
   auto buffers = analysis::BufferAssignment::build(*model.module, writeBacks);
   if (!buffers)
     return buffers.takeError();
+  if (Error error = checkArenaSize(*buffers))
+    return error;
   codegen::CodeGenOptions options;
   options.entryName = name + "_run";
   options.profile = true;
@@ -196,8 +213,13 @@ Expected<ProfileReport> timeRuns(ProfiledModel &model,
     argPointers.push_back(arg.bytes().data());
   std::vector<std::vector<uint8_t>> results;
   std::vector<void *> resultPointers;
-  for (int64_t bytes : model.resultBytes)
-    results.emplace_back(size_t(std::max<int64_t>(bytes, 1)));
+  for (int64_t bytes : model.resultBytes) {
+    Expected<std::vector<uint8_t>> result = allocateVector<uint8_t>(
+        std::max<int64_t>(bytes, 1), fmt::format("result {}", results.size()));
+    if (!result)
+      return result.takeError();
+    results.push_back(std::move(*result));
+  }
   for (std::vector<uint8_t> &result : results)
     resultPointers.push_back(result.data());
   constexpr size_t align = analysis::BufferAssignment::kArenaAlignment;
@@ -205,7 +227,7 @@ Expected<ProfileReport> timeRuns(ProfiledModel &model,
   std::unique_ptr<void, FreeDeleter> arena(
       std::aligned_alloc(align, arenaSize));
   if (!arena)
-    return makeError("cannot allocate the {}-byte arena", model.arenaBytes);
+    return allocationError("the arena", model.arenaBytes);
 
   auto runOnce = [&]() -> Error {
     if (int status =
@@ -256,6 +278,8 @@ Expected<ProfileReport> profileModel(const ProfileOptions &options) {
       importWithInputShapes(options.model, options.import, options.inputs);
   if (!model)
     return model.takeError();
+  if (Error error = checkDeclaredSizes(*model))
+    return error;
   auto args = profileInputs(*model, options);
   if (!args)
     return args.takeError();

@@ -1,9 +1,12 @@
 //===- RunDriver.cpp - `kiln run`: execute a model on .npy inputs ---------===//
 #include "kiln/Driver/Driver.h"
 
+#include "MemoryBudget.h"
+
 #include "kiln/Driver/Compile.h"
 #include "kiln/Driver/Optimize.h"
 #include "kiln/Eval/Evaluator.h"
+#include "kiln/Support/Allocation.h"
 #include "kiln/Support/FileUtils.h"
 
 #include <filesystem>
@@ -110,6 +113,23 @@ Expected<std::vector<ir::Literal>> execute(const ir::Module &module,
     return optimized.takeError();
   return runWithJit(**optimized, args);
 }
+
+/// The .npy file of result `name`, which it consumes (its bytes move into
+/// the array). Serializing still copies it twice, so a result within
+/// --max-arena may find the memory short: an error naming it, not
+/// std::bad_alloc.
+Expected<std::string> npyFileText(ir::Literal result, const std::string &name) {
+  int64_t bytes = result.shape().byteSize();
+  try {
+    NpyArray array{std::string(ir::numpyName(result.shape().dtype())),
+                   result.shape().dims(), std::move(result.bytes())};
+    std::vector<uint8_t> file = serializeNpy(array);
+    return std::string(file.begin(), file.end());
+  } catch (const std::bad_alloc &) {
+    return allocationError(fmt::format("the .npy file of result '{}'", name),
+                           bytes);
+  }
+}
 } // namespace
 
 Expected<ir::Literal> literalFromNpy(const NpyArray &array) {
@@ -206,6 +226,8 @@ Expected<std::vector<RunOutput>> runModel(const RunOptions &options) {
       importWithInputShapes(options.model, options.import, options.inputs);
   if (!model)
     return model.takeError();
+  if (Error error = checkDeclaredSizes(*model))
+    return error;
   auto args = bindInputs(*model, options.inputs);
   if (!args)
     return args.takeError();
@@ -216,21 +238,26 @@ Expected<std::vector<RunOutput>> runModel(const RunOptions &options) {
   const std::vector<std::string> &names = model->resultNames;
   std::vector<std::string> files = resultFileNames(names);
   assert(results->size() == names.size() && "one literal per result");
-  std::error_code ec;
-  std::filesystem::create_directories(options.outputDir, ec);
-  if (ec)
-    return makeError("cannot create output directory '{}': {}",
-                     options.outputDir, ec.message());
   AtomicFileSet fileSet;
   std::vector<RunOutput> outputs;
   for (size_t i = 0; i < names.size(); ++i) {
     std::string path =
         (std::filesystem::path(options.outputDir) / (files[i] + ".npy"))
             .string();
-    std::vector<uint8_t> bytes = serializeNpy(npyFromLiteral((*results)[i]));
-    fileSet.add(path, std::string(bytes.begin(), bytes.end()));
     outputs.push_back({names[i], path, (*results)[i].shape()});
+    Expected<std::string> text =
+        npyFileText(std::move((*results)[i]), names[i]);
+    if (!text)
+      return text.takeError();
+    fileSet.add(path, std::move(*text));
   }
+  // Created once every file's contents exist: a failure above leaves no
+  // directory behind either.
+  std::error_code ec;
+  std::filesystem::create_directories(options.outputDir, ec);
+  if (ec)
+    return makeError("cannot create output directory '{}': {}",
+                     options.outputDir, ec.message());
   if (Error error = fileSet.commit())
     return error;
   return outputs;

@@ -2,6 +2,7 @@
 #include "SeededInputs.h"
 
 #include "kiln/Import/LiteralUtil.h"
+#include "kiln/Support/Allocation.h"
 
 #include <cmath>
 #include <cstdint>
@@ -28,12 +29,18 @@ private:
 
 } // namespace
 
-std::vector<ir::Literal> seededInputs(const ir::Module &module) {
+Expected<std::vector<ir::Literal>> seededInputs(const ir::Module &module) {
   Mulberry32 random(1);
   std::vector<ir::Literal> inputs;
   for (const ir::Instruction *parameter : module.entry()->parameters()) {
     const ir::Shape &shape = parameter->shape();
-    std::vector<double> values(size_t(shape.numElements()));
+    // Drawn as doubles first: 8 bytes per element whatever the dtype.
+    Expected<std::vector<double>> drawn = allocateVector<double>(
+        shape.numElements(),
+        fmt::format("the seeded values of input '{}'", parameter->name()));
+    if (!drawn)
+      return drawn.takeError();
+    std::vector<double> &values = *drawn;
     for (double &value : values) {
       double u = random.next();
       if (shape.dtype() == ir::DType::Pred)

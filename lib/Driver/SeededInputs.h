@@ -12,13 +12,15 @@
 #define KILN_LIB_DRIVER_SEEDEDINPUTS_H
 
 #include "kiln/IR/Module.h"
+#include "kiln/Support/Error.h"
 
 #include <vector>
 
 namespace kiln::driver {
 
-/// One literal per entry parameter of `module`, in number order.
-std::vector<ir::Literal> seededInputs(const ir::Module &module);
+/// One literal per entry parameter of `module`, in number order; an error
+/// when an input's memory cannot be allocated.
+Expected<std::vector<ir::Literal>> seededInputs(const ir::Module &module);
 
 } // namespace kiln::driver
 

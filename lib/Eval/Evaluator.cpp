@@ -10,6 +10,11 @@
 
 #include "EvalInternal.h"
 
+#include "kiln/IR/ShapeBytes.h"
+#include "kiln/Support/Allocation.h"
+#include "kiln/Support/CheckedArithmetic.h"
+#include "kiln/Support/ResourceLimits.h"
+
 #include <map>
 
 namespace kiln::eval {
@@ -121,12 +126,44 @@ Expected<Value> evalOne(const Instruction &inst,
   return Value::ofArray(std::move(*result));
 }
 
+/// The evaluator keeps every value of a computation until it returns, so
+/// the bytes it holds after `inst` are checked against --max-arena before
+/// `inst` is computed; `held` then counts them.
+Error reserveValueBytes(const Instruction &inst, int64_t &held) {
+  std::optional<int64_t> bytes = ir::checkedValueBytes(inst.shape());
+  std::optional<int64_t> total = bytes ? checkedAdd(held, *bytes) : bytes;
+  if (Error e = checkArenaBytes(
+          fmt::format("evaluating %{} ({}) with the values before it",
+                      inst.name(), inst.shape().toString()),
+          total))
+    return e;
+  held = *total;
+  return Error::success();
+}
+
+/// evalOne, with a refused allocation (sizes within a raised --max-arena
+/// may still be more than the machine has) as an error naming `inst`.
+Expected<Value> evalOneOrOutOfMemory(const Instruction &inst,
+                                     const std::vector<const Value *> &operands,
+                                     const std::vector<Value> &args) {
+  try {
+    return evalOne(inst, operands, args);
+  } catch (const std::bad_alloc &) {
+    return allocationError(
+        fmt::format("%{} ({})", inst.name(), inst.shape().toString()),
+        ir::checkedValueBytes(inst.shape()).value_or(INT64_MAX));
+  }
+}
+
 Expected<Value> evalValues(const Computation &computation,
                            const std::vector<Value> &args) {
   if (!computation.root())
     return makeError("computation %{} has no root", computation.name());
   std::map<const Instruction *, Value> values;
+  int64_t held = 0;
   for (const Instruction *inst : computation.postOrder()) {
+    if (Error e = reserveValueBytes(*inst, held))
+      return e;
     std::vector<const Value *> operands;
     for (const Instruction *operand : inst->operands()) {
       auto found = values.find(operand);
@@ -135,7 +172,7 @@ Expected<Value> evalValues(const Computation &computation,
                                            " has no value");
       operands.push_back(&found->second);
     }
-    Expected<Value> value = evalOne(*inst, operands, args);
+    Expected<Value> value = evalOneOrOutOfMemory(*inst, operands, args);
     if (!value)
       return value.takeError();
     if (value->shape() != inst->shape())
@@ -145,7 +182,8 @@ Expected<Value> evalValues(const Computation &computation,
                              inst->shape().toString()));
     values.emplace(inst, std::move(*value));
   }
-  return values.at(computation.root());
+  // Moved, not copied: the root may be as large as --max-arena allows.
+  return std::move(values.at(computation.root()));
 }
 
 /// The entry's results: a tuple root's elements, or the array. Callers name
@@ -182,6 +220,20 @@ Error checkArguments(const Computation &computation,
   return Error::success();
 }
 
+/// The arguments as values: copies, which need memory like any value.
+Expected<std::vector<Value>> argumentValues(const std::vector<Literal> &args) {
+  std::vector<Value> values;
+  for (size_t i = 0; i < args.size(); ++i) {
+    try {
+      values.push_back(Value::ofArray(args[i]));
+    } catch (const std::bad_alloc &) {
+      return allocationError(fmt::format("argument {}", i + 1),
+                             args[i].shape().byteSize());
+    }
+  }
+  return values;
+}
+
 } // namespace
 
 Expected<std::vector<Literal>>
@@ -189,10 +241,10 @@ evaluateComputation(const Computation &computation,
                     const std::vector<Literal> &args) {
   if (Error e = checkArguments(computation, args))
     return e;
-  std::vector<Value> values;
-  for (const Literal &arg : args)
-    values.push_back(Value::ofArray(arg));
-  Expected<Value> result = evalValues(computation, values);
+  Expected<std::vector<Value>> values = argumentValues(args);
+  if (!values)
+    return values.takeError();
+  Expected<Value> result = evalValues(computation, *values);
   if (!result)
     return result.takeError();
   std::vector<Literal> results;

@@ -31,6 +31,10 @@ config.substitutions.append(("%tfproto", "protoc -I " + proto_root))
 # space, it is a no-op: the command still runs and must still fail cleanly.
 sanitized = config.kiln_sanitize.upper() in ("ON", "1", "TRUE", "YES")
 config.substitutions.append(("%ulimit-v", ":" if sanitized else "ulimit -v"))
+# Tests of allocations the system refuses need the limit: without it a
+# sanitized kiln would be given, and touch, terabytes.
+if sanitized:
+    config.available_features.add("kiln-sanitize")
 
 # Graphviz's dot: tests of the SVG that --emit dot writes when it is there.
 if shutil.which("dot"):

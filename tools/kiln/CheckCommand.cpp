@@ -21,6 +21,7 @@ void addCheckCommand(CLI::App &app, Runner &runner) {
                   "  kiln check model.json --f64 --tolerance 1e-4,1e-6");
   addModelArgument(*command, options->model);
   addImportOptions(*command, options->import);
+  addArenaBudgetOption(*command);
   addInputOption(*command, options->inputs,
                  "NAME=FILE.npy for each model input (default: seeded "
                  "random inputs, mulberry32 seed 1)");

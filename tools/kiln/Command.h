@@ -13,6 +13,7 @@
 #include "kiln/Support/ResourceLimits.h"
 
 #include <CLI/CLI.hpp>
+#include <charconv>
 #include <functional>
 #include <string>
 #include <vector>
@@ -22,13 +23,42 @@ namespace kiln::tool {
 /// The selected subcommand's work, run after parsing succeeds.
 using Runner = std::function<Error()>;
 
+/// The budgets' values: a positive whole number of bytes that fits
+/// int64_t. CLI::PositiveNumber answered "4G" with the range of a double.
+inline CLI::Validator byteCount() {
+  return CLI::Validator(
+      [](std::string &text) -> std::string {
+        int64_t value = 0;
+        const char *end = text.data() + text.size();
+        auto [stop, status] = std::from_chars(text.data(), end, value);
+        if (status == std::errc() && stop == end && value > 0)
+          return "";
+        return "expects a positive whole number of bytes (no K/M/G "
+               "suffix), got '" +
+               text + "'";
+      },
+      "BYTES");
+}
+
 /// --max-constant-bytes: the process's constant budget (ResourceLimits).
 inline void addConstantBudgetOption(CLI::App &command) {
   command
       .add_option("--max-constant-bytes", resourceLimits().maxConstantBytes,
                   "Most bytes any one constant, weight or host-side table "
                   "read or built from the model may take (default 2 GiB)")
-      ->check(CLI::PositiveNumber);
+      ->check(byteCount());
+}
+
+/// --max-arena: the process's budget for inputs, results, intermediate
+/// values and the arena (ResourceLimits), on the subcommands that compile
+/// or run a model.
+inline void addArenaBudgetOption(CLI::App &command) {
+  command
+      .add_option("--max-arena", resourceLimits().maxArenaBytes,
+                  "Most bytes any one input, result or intermediate value, "
+                  "and the arena of intermediate values, may take (default "
+                  "4 GiB)")
+      ->check(byteCount());
 }
 
 /// --config, --shape, --freeze and the resource limits, shared by every subcommand

@@ -23,6 +23,7 @@ void addCompileCommand(CLI::App &app, Runner &runner) {
                   "  kiln compile model.onnx --freeze shape=shape.npy --emit hlo,report");
   addModelArgument(*command, options->model);
   addImportOptions(*command, options->import);
+  addArenaBudgetOption(*command);
   command->add_option("--target", options->triple,
                       "Target triple, e.g. x86_64-linux-gnu, "
                       "aarch64-linux-gnu, arm64-apple-ios, aarch64-none-elf "

@@ -15,6 +15,7 @@ void addProfileCommand(CLI::App &app, Runner &runner) {
                  "Chrome trace and print the most expensive kernels");
   addModelArgument(*command, options->model);
   addImportOptions(*command, options->import);
+  addArenaBudgetOption(*command);
   addInputOption(*command, options->inputs,
                  "NAME=FILE.npy for a model input (repeat per input); "
                  "inputs not given get seeded values");

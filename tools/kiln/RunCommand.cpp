@@ -18,6 +18,7 @@ void addRunCommand(CLI::App &app, Runner &runner) {
                   "  kiln run model.onnx --freeze shape=1,-1 --input data=data.npy");
   addModelArgument(*command, options->model);
   addImportOptions(*command, options->import);
+  addArenaBudgetOption(*command);
   addInputOption(*command, options->inputs,
                  "NAME=FILE.npy for each model input, NAME being the "
                  "entry parameter's name (repeat the flag per input)");

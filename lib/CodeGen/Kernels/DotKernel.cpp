@@ -46,7 +46,6 @@ struct DotGeometry {
   int64_t bBatch = 0, bK = 0, bN = 0;      // rhs strides (when uniform)
   bool bUniform = false;                   // every rhs role has one stride
   bool bInPlace = false;                   // ... and its columns are contiguous
-  std::vector<int64_t> bBatches, bKs, bNs; // rhs offsets, for packing
 };
 
 std::optional<DotGeometry> dotGeometry(const Instruction &dot) {
@@ -54,31 +53,28 @@ std::optional<DotGeometry> dotGeometry(const Instruction &dot) {
   const ir::Shape &lhs = dot.operand(0)->shape();
   const ir::Shape &rhs = dot.operand(1)->shape();
   DotGeometry g;
-  std::vector<int64_t> aB = dimOffsets(lhs, dn.lhsBatch);
-  std::vector<int64_t> aM =
-      dimOffsets(lhs, freeDims(lhs.rank(), dn.lhsBatch, dn.lhsContracting));
-  std::vector<int64_t> aK = dimOffsets(lhs, dn.lhsContracting);
-  g.bBatches = dimOffsets(rhs, dn.rhsBatch);
-  g.bKs = dimOffsets(rhs, dn.rhsContracting);
-  g.bNs = dimOffsets(rhs, freeDims(rhs.rank(), dn.rhsBatch, dn.rhsContracting));
-  g.batches = int64_t(aB.size());
-  g.m = int64_t(aM.size());
-  g.k = int64_t(aK.size());
-  g.n = int64_t(g.bNs.size());
-  std::optional<int64_t> sB = uniformStride(aB), sM = uniformStride(aM),
-                         sK = uniformStride(aK);
-  if (!sB || !sM || !sK)
+  DimProgression aB = dimProgression(lhs, dn.lhsBatch);
+  DimProgression aM =
+      dimProgression(lhs, freeDims(lhs.rank(), dn.lhsBatch, dn.lhsContracting));
+  DimProgression aK = dimProgression(lhs, dn.lhsContracting);
+  DimProgression bB = dimProgression(rhs, dn.rhsBatch);
+  DimProgression bK = dimProgression(rhs, dn.rhsContracting);
+  DimProgression bN =
+      dimProgression(rhs, freeDims(rhs.rank(), dn.rhsBatch, dn.rhsContracting));
+  g.batches = aB.count;
+  g.m = aM.count;
+  g.k = aK.count;
+  g.n = bN.count;
+  if (!aB.stride || !aM.stride || !aK.stride)
     return std::nullopt;
-  g.aBatch = *sB;
-  g.aRow = *sM;
-  g.aK = *sK;
-  std::optional<int64_t> bB = uniformStride(g.bBatches),
-                         bK = uniformStride(g.bKs), bN = uniformStride(g.bNs);
-  g.bUniform = bB && bK && bN;
-  g.bInPlace = g.bUniform && (*bN == 1 || g.n == 1);
-  g.bBatch = bB.value_or(0);
-  g.bK = bK.value_or(0);
-  g.bN = bN.value_or(0);
+  g.aBatch = *aB.stride;
+  g.aRow = *aM.stride;
+  g.aK = *aK.stride;
+  g.bUniform = bB.stride && bK.stride && bN.stride;
+  g.bInPlace = g.bUniform && (*bN.stride == 1 || g.n == 1);
+  g.bBatch = bB.stride.value_or(0);
+  g.bK = bK.stride.value_or(0);
+  g.bN = bN.stride.value_or(0);
   return g;
 }
 
@@ -135,6 +131,20 @@ Error emitRuntimePacking(EmitterContext &ctx, ir::DType dtype,
             "pack.c");
       },
       "pack.row");
+}
+
+/// The constant rhs `weights` packed in panels of `nr` columns. Its offsets
+/// are listed one by one, which a constant's size (--max-constant-bytes)
+/// keeps affordable.
+Value *packConstantRhs(EmitterContext &ctx, const Instruction &dot,
+                       const Instruction &weights, int64_t nr) {
+  const auto &dn = dot.attrs().dot;
+  const ir::Shape &rhs = dot.operand(1)->shape();
+  return packPanels(
+      ctx, weights, dimOffsets(rhs, dn.rhsBatch),
+      dimOffsets(rhs, dn.rhsContracting),
+      dimOffsets(rhs, freeDims(rhs.rank(), dn.rhsBatch, dn.rhsContracting)),
+      nr);
 }
 
 const char *modeName(RhsMode mode) {
@@ -197,10 +207,9 @@ Expected<bool> emitDotKernel(EmitterContext &ctx, const Instruction &dot,
   }
   size_t written = args.size();
   args.push_back(lhs->address);
-  args.push_back(
-      mode == RhsMode::Constant
-          ? packPanels(ctx, *weights, g->bBatches, g->bKs, g->bNs, tile.nr)
-          : ctx.operandBuffer(dot, 1)->address);
+  args.push_back(mode == RhsMode::Constant
+                     ? packConstantRhs(ctx, dot, *weights, tile.nr)
+                     : ctx.operandBuffer(dot, 1)->address);
   size_t leafStart = args.size();
   for (Value *leaf : epilogue->leafPointers(ctx))
     args.push_back(leaf);

@@ -25,14 +25,30 @@ std::vector<int64_t> dimOffsets(const ir::Shape &shape,
   return offsets;
 }
 
-std::optional<int64_t> uniformStride(const std::vector<int64_t> &offsets) {
-  if (offsets.size() < 2)
-    return 0;
-  int64_t stride = offsets[1] - offsets[0];
-  for (size_t i = 2; i < offsets.size(); ++i)
-    if (offsets[i] - offsets[i - 1] != stride)
-      return std::nullopt;
-  return stride;
+DimProgression dimProgression(const ir::Shape &shape,
+                              llvm::ArrayRef<int64_t> dims) {
+  std::vector<int64_t> strides = shape.strides();
+  DimProgression result;
+  result.stride = 0;
+  // From the fastest-varying dimension outwards, the offsets stay evenly
+  // spaced exactly while each dimension's stride is the span of the ones
+  // inside it; dimensions of size 1 add no offsets.
+  std::optional<int64_t> span;
+  for (size_t i = dims.size(); i-- > 0;) {
+    int64_t size = shape.dim(size_t(dims[i]));
+    int64_t stride = strides[size_t(dims[i])];
+    result.count *= size; // distinct dimensions: at most the element count
+    if (size == 1)
+      continue;
+    if (!span)
+      result.stride = stride;
+    else if (stride != *span)
+      result.stride = std::nullopt;
+    span = stride * size;
+  }
+  if (result.count < 2)
+    result.stride = 0;
+  return result;
 }
 
 const ir::Instruction *constantSource(EmitterContext &ctx,

@@ -23,9 +23,16 @@ namespace kiln::codegen::kernels {
 std::vector<int64_t> dimOffsets(const ir::Shape &shape,
                                 llvm::ArrayRef<int64_t> dims);
 
-/// The common difference of `offsets` when they are an arithmetic
-/// progression (0 for a single offset), else nullopt.
-std::optional<int64_t> uniformStride(const std::vector<int64_t> &offsets);
+/// How many offsets dimOffsets(shape, dims) lists, and their common
+/// difference when they are an arithmetic progression (0 for fewer than
+/// two), worked out from the dimensions alone: a dot's operand may be a
+/// model input of any declared size, whose offsets cannot all be listed.
+struct DimProgression {
+  int64_t count = 1;
+  std::optional<int64_t> stride;
+};
+DimProgression dimProgression(const ir::Shape &shape,
+                              llvm::ArrayRef<int64_t> dims);
 
 /// The constant feeding `value` (through fusion parameters), or nullptr.
 const ir::Instruction *constantSource(EmitterContext &ctx,

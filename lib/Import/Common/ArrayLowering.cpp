@@ -226,11 +226,19 @@ Value padTensor(GraphBuilder &b, Value x, const std::vector<int64_t> &low,
   for (size_t d = 0; d < dims.size(); ++d) {
     if (low[d] == 0 && high[d] == 0)
       continue;
-    int64_t n = dims[d], out = n + low[d] + high[d];
-    if (n == 0 || out < 0)
+    int64_t n = dims[d];
+    std::optional<int64_t> padded = checkedAdd(n, low[d]);
+    padded = padded ? checkedAdd(*padded, high[d]) : std::nullopt;
+    if (n == 0 || !padded || *padded < 0)
       return b.fail(fmt::format("cannot pad dimension {} of size {} by {} and "
                                 "{} in this mode",
                                 d, n, low[d], high[d]));
+    int64_t out = *padded;
+    // One source index per output position, and the dimension is the
+    // model's declared size: checked before the table is built.
+    if (!b.hostTableFits("the pad's table of source indices", out,
+                         int64_t(sizeof(int64_t))))
+      return nullptr;
     if ((mode == PadMode::Reflect) && (low[d] >= n || high[d] >= n))
       return b.fail(fmt::format("reflect padding of dimension {} by {} and {} "
                                 "must be smaller than its size {}",

@@ -9,6 +9,7 @@
 #include "Common/ArrayLowering.h"
 
 #include "kiln/Import/LiteralUtil.h"
+#include "kiln/Support/CheckedArithmetic.h"
 
 #include <fmt/format.h>
 
@@ -182,11 +183,28 @@ Value gatherElements(GraphBuilder &b, Value x, Value indices, int64_t axis) {
   return b.add(Opcode::Gather, {x, b.concatenate(parts, r)}, std::move(attrs));
 }
 
+namespace {
+/// scatterRows' host tables have one int64_t entry per data row, and the
+/// row count is the model's declared data shape: each is checked against
+/// the constant budget before it is built.
+constexpr int64_t kScatterEntryBytes = sizeof(int64_t);
+
+/// Whether `rounds` tables of `rows` entries fit the budget together.
+bool roundFits(GraphBuilder &b, int64_t rows, int64_t rounds) {
+  return b.hostTableFits(
+      fmt::format("the scatter's table of {} rounds of writes per row", rounds),
+      checkedMul(rows, rounds), kScatterEntryBytes);
+}
+} // namespace
+
 Value scatterRows(GraphBuilder &b, Value data, Value updates,
                   const std::vector<int64_t> &rows, ScatterReduction reduction) {
   if (!data || !updates)
     return nullptr;
   int64_t p = data->shape().dim(0);
+  if (!b.hostTableFits("the scatter's table of writes per row", p,
+                       kScatterEntryBytes))
+    return nullptr;
   // rounds[r][row] = the update that is the r-th write to that row.
   std::vector<std::vector<int64_t>> rounds;
   std::vector<int64_t> writes(size_t(p), 0);
@@ -198,8 +216,11 @@ Value scatterRows(GraphBuilder &b, Value data, Value updates,
     if (reduction == ScatterReduction::None && n > 0)
       rounds[0][size_t(rows[u])] = int64_t(u); // the last write wins
     else {
-      if (size_t(n) == rounds.size())
+      if (size_t(n) == rounds.size()) {
+        if (!roundFits(b, p, int64_t(rounds.size()) + 1))
+          return nullptr;
         rounds.emplace_back(size_t(p), -1);
+      }
       rounds[size_t(n++)][size_t(rows[u])] = int64_t(u);
     }
   }

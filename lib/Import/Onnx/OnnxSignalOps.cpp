@@ -149,6 +149,13 @@ Complex dftAlong(GraphBuilder &b, Complex x, int64_t axis, int64_t length,
   for (int64_t d = 0; d < rank; ++d)
     back[size_t(perm[size_t(d)])] = d;
   ir::DType type = x.re->shape().dtype();
+  // length and bins come from the signal's declared size (or dft_length):
+  // the two tables of doubles are checked before they are built.
+  std::optional<int64_t> entries = checkedMul(length, bins);
+  if (!b.hostTableFits("the DFT's cosine and sine tables",
+                       entries ? checkedMul(*entries, 2) : std::nullopt,
+                       int64_t(sizeof(double))))
+    return {};
   std::vector<double> cosines, sines;
   for (int64_t n = 0; n < length; ++n)
     for (int64_t k = 0; k < bins; ++k) {
