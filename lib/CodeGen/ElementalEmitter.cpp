@@ -15,6 +15,8 @@
 
 #include <llvm/IR/Constants.h>
 
+#include <algorithm>
+
 namespace kiln::codegen {
 
 using ir::Instruction;
@@ -359,6 +361,71 @@ bool rowVectorizable(EmitterContext &ctx, const Instruction &inst, bool top) {
   }
 }
 
+/// Whether `root` concatenates along its innermost dimension operands that
+/// can each be produced in row runs: a channel concat in NHWC (an FPN's
+/// skip joins). Runs of the whole output cannot be vectors there (a run may
+/// straddle two operands), so the generic loop would go element by element.
+static bool concatenatesRows(EmitterContext &ctx, const Instruction &root) {
+  const ir::Shape &shape = root.shape();
+  if (root.opcode() != Opcode::Concatenate || shape.rank() == 0 ||
+      root.attrs().dimensions[0] != shape.rank() - 1 ||
+      shape.numElements() == 0 || shape.dtype() == ir::DType::Pred)
+    return false;
+  BufferRef layout{nullptr, shape.dtype(), shape.dims(), 1};
+  if (ctx.rowLanes(layout) < 2)
+    return false;
+  for (const Instruction *operand : root.operands())
+    if (!rowVectorizable(ctx, *operand))
+      return false;
+  return true;
+}
+
+/// A concatenate along the innermost dimension: per output row, each
+/// operand's row segment in vectors of its own width (then narrower ones),
+/// stored at the segment's offset. `units`: only those output rows.
+static Error emitConcatenateRows(EmitterContext &ctx, const Instruction &writer,
+                                 const Instruction &concat,
+                                 const UnitRange *units) {
+  BufferRef out = ctx.outputBuffer(writer);
+  std::vector<int64_t> outer(out.dims.begin(), out.dims.end() - 1);
+  auto &b = ctx.builder();
+  auto rowBody = [&](llvm::ArrayRef<Value *> prefix) -> Error {
+    int64_t offset = 0;
+    for (const Instruction *operand : concat.operands()) {
+      int64_t width = operand->shape().dims().back();
+      BufferRef segment{nullptr, out.dtype, {width}, 1};
+      unsigned lanes = std::max(ctx.rowLanes(segment), 1u);
+      auto run = [&](Value *j, unsigned count) -> Error {
+        std::vector<Value *> indices(prefix.begin(), prefix.end());
+        indices.push_back(j);
+        Expected<Value *> value =
+            ctx.elementOf(*operand, ElementIndex{indices, nullptr, count});
+        if (!value)
+          return value.takeError();
+        indices.back() = b.CreateAdd(j, ctx.i64(offset));
+        ctx.storeElement(out, ctx.linearIndex(indices, out.dims), *value);
+        return Error::success();
+      };
+      ctx.clearGenerated();
+      int64_t vectorEnd = width - width % int64_t(lanes);
+      if (Error e = ctx.emitLoop(
+              0, vectorEnd, lanes, [&](Value *j) { return run(j, lanes); },
+              "v"))
+        return e;
+      if (Error e = ctx.emitLoop(
+              vectorEnd, width, 1, [&](Value *j) { return run(j, 1); }, "t"))
+        return e;
+      offset += width;
+    }
+    return Error::success();
+  };
+  if (!units)
+    return ctx.emitLoopNest(outer, rowBody);
+  return ctx.emitLoop(
+      units->begin, units->end, 1,
+      [&](Value *r) { return rowBody(ctx.delinearize(r, outer)); }, "r");
+}
+
 /// The loop writing `roots`' elements into `writer`'s outputs (output
 /// `tupleIndices[i]` for root i; -1 for a non-tuple result): over the linear
 /// index in vectors when every expression allows, else in row runs
@@ -370,6 +437,14 @@ bool rowVectorizable(EmitterContext &ctx, const Instruction &inst, bool top) {
 static Error emitOutputLoop(EmitterContext &ctx, const Instruction &writer,
                             const std::vector<const Instruction *> &roots,
                             const std::vector<int64_t> &tupleIndices) {
+  if (roots.size() == 1 && tupleIndices[0] < 0 &&
+      concatenatesRows(ctx, *roots[0])) {
+    const ir::Shape &shape = roots[0]->shape();
+    int64_t rows = shape.numElements() / shape.dims().back();
+    return emitSplitOrWhole(ctx, writer, rows, 0, [&](const UnitRange *units) {
+      return emitConcatenateRows(ctx, writer, *roots[0], units);
+    });
+  }
   bool linear = true, rows = true;
   for (const Instruction *root : roots) {
     linear = linear && isLinear(ctx, *root, true);
