@@ -171,6 +171,17 @@ def targets(res):
                     f'{fmt(g, 3)} over {len(ratios)} models' +
                     (f' ({missing} without a valid measurement)' if missing else ''),
                     g is not None and g <= 0.7 and not missing))
+    convnets = [r for r in onnx if r.get('conv_net')]
+    each('every ONNX conv net: kiln/ORT time ≤ 0.8', convnets, lambda r: r['ratio'],
+         lambda v: v <= 0.8, lambda r: r['model'])
+    if convnets:
+        ratios = [r['ratio'] for r in convnets if ok(r)]
+        g = geomean(ratios)
+        missing = len(convnets) - len(ratios)
+        out.append(('geometric mean of kiln/ORT time over the ONNX conv nets ≤ 0.6',
+                    f'{fmt(g, 3)} over {len(ratios)} models' +
+                    (f' ({missing} without a valid measurement)' if missing else ''),
+                    g is not None and g <= 0.6 and not missing))
     each('every TF model: kiln/TF.js-wasm time ≤ 0.4', [r for r in mrows if r['format'] == 'TF.js'],
          lambda r: r['ratio'], lambda v: v <= 0.4, lambda r: r['model'])
     each('every model: arena ≤ 1.1 × peak live bytes', mrows, arena_over_peak,
