@@ -107,6 +107,8 @@ void buildDefaultPipeline(PassManager &manager,
   // Reject a broken input before any rewrite sees it.
   manager.addPass(createVerifyPass());
   manager.addPass(createSimplificationLoop());
+  // After the fixed point, where transpose sinking cannot undo it.
+  manager.addPass(createTransposeHoistingPass());
   // After the fixed point: the simplifier's rules match the consumers as
   // separate instructions (and would not look inside a fusion).
   if (options.fusion) {
