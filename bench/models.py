@@ -202,6 +202,28 @@ def check_against_cpu_backend(bench, m, row):
                              + row.pop('wasm_mismatch', ''))
 
 
+def movement_share(kiln, model_path, extra, wdir):
+    """The share of kiln's kernel time spent in kernels that do no arithmetic (CostAnalysis FLOPs
+    0: transposes, pads, concatenates, copies, gathers and fusions of only those), from `kiln
+    profile` (JIT, 20 timed runs), and the largest such kernel: (share, name, its share)."""
+    trace = os.path.join(wdir, 'profile.trace.json')
+    kilnrun.run([kiln, 'profile', model_path, '--runs', '20', '-o', trace] + list(extra))
+    events = json.load(open(trace))['traceEvents']
+    kernels = {}
+    for e in events:
+        if e.get('ph') == 'X' and e.get('cat') != 'run':
+            name = e['name']
+            moves = e['args'].get('flops', 1) == 0
+            total, _ = kernels.get(name, (0.0, moves))
+            kernels[name] = (total + e['dur'], moves)
+    whole = sum(t for t, _ in kernels.values())
+    moving = {n: t for n, (t, moves) in kernels.items() if moves}
+    if not whole:
+        return None
+    top = max(moving, key=moving.get) if moving else None
+    return (sum(moving.values()) / whole, top, moving[top] / whole if top else 0.0)
+
+
 def has_conv(path):
     import onnx
     g = onnx.load(path, load_external_data=False).graph
@@ -220,6 +242,11 @@ def run(bench, models_dir, quick, log):
         m = h.onnx_model(name)
         row = bench.measure('onnx', m.path, name, seeded_inputs(m), extra=m.dynamic())
         row['conv_net'] = has_conv(m.path)
+        if row['conv_net'] and 'error' not in row:
+            wdir = os.path.join(bench.work, 'models', re.sub(r'[^A-Za-z0-9_.-]', '_', name))
+            share = movement_share(bench.kiln, m.path, m.dynamic(), wdir)
+            if share:
+                row['movement_share'], row['movement_top'], row['movement_top_share'] = share
         log(row)
         rows.append(row)
     for name in TF_MODELS:

@@ -135,6 +135,13 @@ def micro_table(rows, peak):
     return out
 
 
+def movement_top(row):
+    """' (largest: NAME 1.2%)' for a conv net's largest kernel without arithmetic."""
+    if not row.get('movement_top'):
+        return ''
+    return f' (largest: {row["movement_top"]} {100 * row["movement_top_share"]:.1f}%)'
+
+
 def targets(res):
     """[(target, what was measured, met)]; a row without a valid measurement misses its target."""
     peak = res.get('peak', {}).get('peak_gflops')
@@ -182,6 +189,10 @@ def targets(res):
                     f'{fmt(g, 3)} over {len(ratios)} models' +
                     (f' ({missing} without a valid measurement)' if missing else ''),
                     g is not None and g <= 0.6 and not missing))
+    each('every ONNX conv net: kernels without arithmetic (transpose, pad, concatenate, copy, '
+         'gather) ≤ 5% of the profile', convnets, lambda r: 100 * r['movement_share'],
+         lambda v: v <= 5, lambda r: r['model'] + movement_top(r), '%',
+         valid=lambda r: r.get('movement_share') is not None)
     each('every TF model: kiln/TF.js-wasm time ≤ 0.4', [r for r in mrows if r['format'] == 'TF.js'],
          lambda r: r['ratio'], lambda v: v <= 0.4, lambda r: r['model'])
     each('every model: arena ≤ 1.1 × peak live bytes', mrows, arena_over_peak,
