@@ -73,8 +73,10 @@ Outcome evaluateImported(const SweepModel &model,
   if (Error error = ir::verifyModule(**reparsed))
     return {"evaluation-rejected",
             "printed HLO does not verify: " + error.message(), true};
-  auto results =
-      eval::evaluateModule(**reparsed, driver::seededInputs(**reparsed));
+  auto inputs = driver::seededInputs(**reparsed);
+  if (!inputs)
+    return refused("evaluation-rejected", inputs.errorMessage());
+  auto results = eval::evaluateModule(**reparsed, *inputs);
   if (!results)
     return refused("evaluation-rejected", results.errorMessage());
   return {"evaluated", ""};
