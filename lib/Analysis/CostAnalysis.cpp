@@ -15,7 +15,7 @@ using ir::Opcode;
 int64_t product(const std::vector<int64_t> &dims, const ir::Shape &shape) {
   int64_t result = 1;
   for (int64_t dim : dims)
-    result *= shape.dim(size_t(dim));
+    result = saturatingMul(result, shape.dim(size_t(dim)));
   return result;
 }
 
@@ -25,7 +25,7 @@ int64_t arrayBytes(const ir::Shape &shape) {
     return shape.byteSize();
   int64_t bytes = 0;
   for (const ir::Shape &element : shape.tupleElements())
-    bytes += arrayBytes(element);
+    bytes = saturatingAdd(bytes, arrayBytes(element));
   return bytes;
 }
 
@@ -35,14 +35,16 @@ int64_t instructionFlops(const Instruction &instruction) {
   const ir::Shape &shape = instruction.shape();
   switch (instruction.opcode()) {
   case Opcode::Dot: // one multiply and one add per contracted pair
-    return 2 * shape.numElements() *
-           product(instruction.attrs().dot.lhsContracting,
-                   instruction.operand(0)->shape());
+    return saturatingMul(saturatingMul(2, shape.numElements()),
+                         product(instruction.attrs().dot.lhsContracting,
+                                 instruction.operand(0)->shape()));
   case Opcode::Convolution: {
     const ir::ConvolutionDimensionNumbers &conv = instruction.attrs().conv;
     const ir::Shape &kernel = instruction.operand(1)->shape();
-    return 2 * shape.numElements() * product(conv.kernelSpatial, kernel) *
-           kernel.dim(size_t(conv.kernelInputFeature));
+    return saturatingMul(
+        saturatingMul(saturatingMul(2, shape.numElements()),
+                      product(conv.kernelSpatial, kernel)),
+        kernel.dim(size_t(conv.kernelInputFeature)));
   }
   case Opcode::Reduce:
   case Opcode::ArgMax:
@@ -51,8 +53,8 @@ int64_t instructionFlops(const Instruction &instruction) {
   case Opcode::ReduceWindow: {
     int64_t taps = 1;
     for (const ir::WindowDim &dim : instruction.attrs().window)
-      taps *= dim.size;
-    return shape.numElements() * taps;
+      taps = saturatingMul(taps, dim.size);
+    return saturatingMul(shape.numElements(), taps);
   }
   case Opcode::Fusion:
     return computationFlops(*instruction.calledComputation());
@@ -66,7 +68,7 @@ int64_t instructionFlops(const Instruction &instruction) {
 int64_t computationFlops(const ir::Computation &computation) {
   int64_t flops = 0;
   for (const Instruction *instruction : computation.instructions())
-    flops += instructionFlops(*instruction);
+    flops = saturatingAdd(flops, instructionFlops(*instruction));
   return flops;
 }
 
@@ -93,8 +95,9 @@ int64_t bytesRead(const Instruction &instruction) {
     const Instruction *operand = instruction.operand(i);
     if (!counted.insert(operand).second)
       continue;
-    bytes += i == 0 && selective ? arrayBytes(instruction.shape())
-                                 : arrayBytes(operand->shape());
+    bytes = saturatingAdd(bytes, i == 0 && selective
+                                     ? arrayBytes(instruction.shape())
+                                     : arrayBytes(operand->shape()));
   }
   return bytes;
 }

@@ -10,6 +10,7 @@
 #define KILN_ANALYSIS_COSTANALYSIS_H
 
 #include "kiln/IR/Module.h"
+#include "kiln/Support/CheckedArithmetic.h"
 
 #include <cstdint>
 
@@ -18,10 +19,11 @@ namespace kiln::analysis {
 struct Cost {
   int64_t flops = 0, bytesRead = 0, bytesWritten = 0;
 
+  /// Saturates at INT64_MAX: absurd declared shapes must not overflow.
   Cost &operator+=(const Cost &other) {
-    flops += other.flops;
-    bytesRead += other.bytesRead;
-    bytesWritten += other.bytesWritten;
+    flops = saturatingAdd(flops, other.flops);
+    bytesRead = saturatingAdd(bytesRead, other.bytesRead);
+    bytesWritten = saturatingAdd(bytesWritten, other.bytesWritten);
     return *this;
   }
 };

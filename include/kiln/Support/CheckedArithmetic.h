@@ -35,6 +35,17 @@ inline std::optional<int64_t> checkedMul(int64_t a, int64_t b) {
   return result;
 }
 
+/// a + b for counts (a, b >= 0), saturating at INT64_MAX: a cost that large
+/// only has to compare as "too much".
+inline int64_t saturatingAdd(int64_t a, int64_t b) {
+  return checkedAdd(a, b).value_or(std::numeric_limits<int64_t>::max());
+}
+
+/// a * b for counts (a, b >= 0), saturating at INT64_MAX.
+inline int64_t saturatingMul(int64_t a, int64_t b) {
+  return checkedMul(a, b).value_or(std::numeric_limits<int64_t>::max());
+}
+
 /// The product of sizes, or nullopt when one is negative or it overflows.
 template <typename Sizes>
 std::optional<int64_t> checkedProduct(const Sizes &sizes) {
