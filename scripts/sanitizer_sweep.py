@@ -53,9 +53,9 @@ def models(opts):
     if not os.path.isdir(pkgs):
         sys.exit(f'sanitizer_sweep: error: no real models in {pkgs}; '
                  'run test/models/setup_refs.sh first')
-    for name, (path, shapes, _) in run_models.ONNX_MODELS.items():
-        base = run_models.HERE if path.split('/')[0] in run_models.LOCAL_DIRS else pkgs
-        model = run_models.Model('onnx', name, os.path.join(base, path), shapes)
+    for name, (_, shapes, _) in run_models.ONNX_MODELS.items():
+        path = run_models.onnx_model_path(name, pkgs, opts.cache)
+        model = run_models.Model('onnx', name, path, shapes)
         out.append((f'onnx/{name}', model.path, shape_values(model), os.path.getsize(model.path)))
     for name in run_models.HUMAN_MODELS:
         model = run_models.Model('tfjs', name, os.path.join(pkgs, run_models.HUMAN, name + '.json'),

@@ -122,6 +122,30 @@ def default_cache():
     return os.environ.get('KILN_TEST_CACHE', os.path.expanduser('~/.cache/kiln-test'))
 
 
+def generated_model(name, cache):
+    """The model file GENERATED[name]'s script writes, made once per script version."""
+    script, args = GENERATED[name]
+    script = os.path.join(HERE, script)
+    out = os.path.join(cache, 'generated', sha(file_bytes(script), args), name + '.onnx')
+    with GENERATE_LOCK:
+        if not os.path.exists(out):
+            os.makedirs(os.path.dirname(out), exist_ok=True)
+            tmp = f'{out}.tmp{os.getpid()}'
+            kilnrun.run(['/usr/bin/python3', script, tmp] + args)
+            os.replace(tmp, out)
+    return out
+
+
+def onnx_model_path(name, pkgs, cache):
+    """Where ONNX_MODELS[name] is: written into the cache, beside this script, or in the
+    model packages (setup_refs.sh)."""
+    path = ONNX_MODELS[name][0]
+    if name in GENERATED:
+        return generated_model(name, cache)
+    base = HERE if path.split('/')[0] in LOCAL_DIRS else pkgs
+    return os.path.join(base, path)
+
+
 def norm(name):
     """Tensor names as kiln, TF.js and ORT spell them: 'Identity:0' == 'Identity'."""
     return re.sub(r'[^A-Za-z0-9]', '_', re.sub(r':0$', '', name)).lower()
@@ -339,25 +363,9 @@ class Harness:
                      HUMAN_SHAPES.get(name))
 
     def onnx_model(self, name):
-        path, shapes, fixed = ONNX_MODELS[name]
-        if name in GENERATED:
-            return Model('onnx', name, self.generated(name), shapes, fixed)
-        base = HERE if path.split('/')[0] in LOCAL_DIRS else self.pkgs
-        return Model('onnx', name, os.path.join(base, path), shapes, fixed)
-
-    def generated(self, name):
-        """The model file GENERATED[name]'s script writes, made once per script version."""
-        script, args = GENERATED[name]
-        script = os.path.join(HERE, script)
-        out = os.path.join(self.opts.cache, 'generated', sha(file_bytes(script), args),
-                           name + '.onnx')
-        with GENERATE_LOCK:
-            if not os.path.exists(out):
-                os.makedirs(os.path.dirname(out), exist_ok=True)
-                tmp = f'{out}.tmp{os.getpid()}'
-                kilnrun.run(['/usr/bin/python3', script, tmp] + args)
-                os.replace(tmp, out)
-        return out
+        path = onnx_model_path(name, self.pkgs, self.opts.cache)
+        _, shapes, fixed = ONNX_MODELS[name]
+        return Model('onnx', name, path, shapes, fixed)
 
     def tests(self, suite, keep):
         """[(test name, model for references, callable(ref) -> None)] of a suite, for the
