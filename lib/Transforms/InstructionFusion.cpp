@@ -58,18 +58,6 @@ using ir::Opcode;
 constexpr size_t kMaxFusedInstructions = 96;
 constexpr size_t kMaxFusionOperands = 32;
 
-/// A transpose that changes which dimension is innermost reads its operand
-/// with a stride along every output row. Alone it runs as a tiled
-/// transpose kernel; fused, it would make the whole loop scalar (the
-/// consumers' math included), so it is neither fused nor a fusion root.
-bool movesInnermostDimension(const Instruction *value) {
-  if (value->opcode() != Opcode::Transpose)
-    return false;
-  const std::vector<int64_t> &permutation = value->attrs().dimensions;
-  return !permutation.empty() &&
-         permutation.back() != int64_t(permutation.size()) - 1;
-}
-
 bool isScalarConstant(const Instruction *value) {
   return value->opcode() == Opcode::Constant && !value->shape().isTuple() &&
          value->shape().numElements() == 1;
@@ -78,7 +66,11 @@ bool isScalarConstant(const Instruction *value) {
 /// Values generated per element inside a fusion (array constants and
 /// parameters stay outside as operands).
 bool isFusibleProducer(const Instruction *value) {
-  if (value->shape().isTuple() || movesInnermostDimension(value))
+  // A transpose that changes which dimension is innermost reads its operand
+  // with a stride along every output row. Alone it runs as a tiled
+  // transpose kernel; fused, it would make the whole loop scalar (the
+  // consumers' math included), so it is neither fused nor a fusion root.
+  if (value->shape().isTuple() || transforms::movesInnermostDimension(*value))
     return false;
   switch (value->opcode()) {
   case Opcode::Parameter:

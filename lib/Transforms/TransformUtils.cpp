@@ -98,6 +98,14 @@ inversePermutation(const std::vector<int64_t> &permutation) {
   return inverse;
 }
 
+bool movesInnermostDimension(const Instruction &value) {
+  if (value.opcode() != Opcode::Transpose)
+    return false;
+  const std::vector<int64_t> &permutation = value.attrs().dimensions;
+  return !permutation.empty() &&
+         permutation.back() != int64_t(permutation.size()) - 1;
+}
+
 std::vector<int64_t> composePermutations(const std::vector<int64_t> &inner,
                                          const std::vector<int64_t> &outer) {
   // Result dim i is the middle value's dim outer[i], which is x's dim

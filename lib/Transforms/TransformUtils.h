@@ -50,6 +50,9 @@ std::vector<int64_t> inversePermutation(const std::vector<int64_t> &permutation)
 std::vector<int64_t> composePermutations(const std::vector<int64_t> &inner,
                                          const std::vector<int64_t> &outer);
 bool isIdentityPermutation(const std::vector<int64_t> &permutation);
+/// Whether `value` is a transpose that changes which dimension is innermost
+/// (it reads its operand with a stride along every output row).
+bool movesInnermostDimension(const ir::Instruction &value);
 
 /// Adds the values `root` returns to `out`: itself and, through tuples, its
 /// elements (the fusion passes keep these materialized).

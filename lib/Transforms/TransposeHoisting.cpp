@@ -37,12 +37,6 @@ bool isScalarBroadcast(const Instruction &value) {
          value.operand(0)->shape().rank() == 0;
 }
 
-bool movesInnermostDimension(const Instruction &transpose) {
-  const std::vector<int64_t> &permutation = transpose.attrs().dimensions;
-  return !permutation.empty() &&
-         permutation.back() != int64_t(permutation.size()) - 1;
-}
-
 /// The one operand of `op` that is not a scalar broadcast, or nullptr.
 Instruction *onlyArrayOperand(Instruction &op) {
   Instruction *array = nullptr;
@@ -66,7 +60,7 @@ bool widensNarrowRows(const Instruction &transpose, const Instruction &op) {
 /// pattern does not apply.
 Instruction *hoist(Instruction &transpose) {
   Instruction &op = *transpose.operand(0);
-  if (!movesInnermostDimension(transpose) || op.users().size() != 1 ||
+  if (!transforms::movesInnermostDimension(transpose) || op.users().size() != 1 ||
       !ir::isElementwise(op.opcode()) || !ir::isExpensive(op.opcode()) ||
       !widensNarrowRows(transpose, op))
     return nullptr;
