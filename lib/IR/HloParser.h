@@ -81,11 +81,15 @@ private:
 
   // Attributes (ParseAttributes.cpp).
   bool parseAttributes(Opcode opcode, const Token &opcodeToken,
-                       Attributes &attrs, Computation *&called);
+                       Attributes &attrs, std::vector<Computation *> &called);
   bool parseAttrValue(syntax::AttrKey key, Attributes &attrs,
-                      Computation *&called);
+                      std::vector<Computation *> &called);
   bool parseEnumValue(syntax::AttrKey key, Attributes &attrs);
   bool parseCallee(Computation *&called);
+  bool parseCalleeList(std::vector<Computation *> &called);
+  bool checkConditionalForm(const Token &opcodeToken,
+                            const std::vector<std::optional<size_t>> &seen,
+                            std::span<const syntax::AttrSpec> specs);
   bool parseSliceValue(std::vector<SliceDim> &slice);
   bool parsePaddingValue(std::vector<PadDim> &padding);
   bool parseWindowValue(std::vector<WindowDim> &window);

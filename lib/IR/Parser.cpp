@@ -387,7 +387,7 @@ bool HloParser::parseInstruction(BodyState &body) {
   } else if (!parseOperands(*opcode, opcodeToken, body, operands)) {
     return false;
   }
-  Computation *called = nullptr;
+  std::vector<Computation *> called;
   if (!parseAttributes(*opcode, opcodeToken, attrs, called))
     return false;
 
@@ -396,7 +396,7 @@ bool HloParser::parseInstruction(BodyState &body) {
       std::string(name.text));
   if (*opcode == Opcode::Constant)
     instruction->setLiteral(std::move(literal));
-  instruction->setCalledComputation(called);
+  instruction->setCalledComputations(std::move(called));
   if (!defineName(name, instruction, body.computation))
     return false;
   if (!isRoot)
