@@ -41,6 +41,17 @@ Instruction *Computation::add(Opcode opcode, Shape shape,
   return addInstruction(std::move(instruction));
 }
 
+Instruction *Computation::addCopyOf(const Instruction &original,
+                                    std::vector<Instruction *> operands) {
+  Instruction *copy = add(original.opcode(), original.shape(),
+                          std::move(operands), original.attrs(),
+                          original.name());
+  copy->setLiteral(original.literal());
+  copy->setSourceNode(original.sourceNode());
+  copy->setCalledComputations(original.calledComputations());
+  return copy;
+}
+
 Instruction *Computation::addParameter(int64_t number, Shape shape,
                                        std::string name) {
   Attributes attrs;

@@ -87,11 +87,7 @@ std::unique_ptr<Module> Module::clone() const {
       std::vector<Instruction *> operands;
       for (Instruction *operand : old->operands())
         operands.push_back(instructionMap.at(operand));
-      Instruction *fresh = newComputation->add(old->opcode(), old->shape(),
-                                               operands, old->attrs(),
-                                               old->name());
-      fresh->setLiteral(old->literal());
-      fresh->setSourceNode(old->sourceNode());
+      Instruction *fresh = newComputation->addCopyOf(*old, operands);
       std::vector<Computation *> callees;
       for (Computation *callee : old->calledComputations())
         callees.push_back(computationMap.at(callee));

@@ -29,13 +29,7 @@ ir::Computation *cloneComputation(ir::Module &module,
     std::vector<Instruction *> operands;
     for (Instruction *operand : instruction->operands())
       operands.push_back(copies.at(operand));
-    Instruction *copy = clone->add(instruction->opcode(), instruction->shape(),
-                                   std::move(operands), instruction->attrs(),
-                                   instruction->name());
-    copy->setLiteral(instruction->literal());
-    copy->setSourceNode(instruction->sourceNode());
-    copy->setCalledComputations(instruction->calledComputations());
-    copies[instruction] = copy;
+    copies[instruction] = clone->addCopyOf(*instruction, std::move(operands));
   }
   clone->setRoot(copies.at(original.root()));
   return module.addComputationBefore(std::move(clone), &original);

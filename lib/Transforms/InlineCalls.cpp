@@ -35,13 +35,7 @@ Instruction *copyCallee(ir::Computation &caller, const ir::Computation &callee,
     std::vector<Instruction *> operands;
     for (Instruction *operand : original->operands())
       operands.push_back(copies.at(operand));
-    Instruction *copy = caller.add(original->opcode(), original->shape(),
-                                   std::move(operands), original->attrs(),
-                                   original->name());
-    copy->setLiteral(original->literal());
-    copy->setSourceNode(original->sourceNode());
-    copy->setCalledComputations(original->calledComputations());
-    copies[original] = copy;
+    copies[original] = caller.addCopyOf(*original, std::move(operands));
   }
   return copies.at(callee.root());
 }

@@ -37,6 +37,11 @@ public:
   Instruction *add(Opcode opcode, Shape shape,
                    std::vector<Instruction *> operands, Attributes attrs = {},
                    std::string name = "");
+  /// Appends a copy of `original` (opcode, shape, attributes, name, literal,
+  /// source node and callees) reading `operands`, which must already be in
+  /// this computation.
+  Instruction *addCopyOf(const Instruction &original,
+                         std::vector<Instruction *> operands);
   /// Adds `parameter(number)` of the given shape.
   Instruction *addParameter(int64_t number, Shape shape, std::string name = "");
   /// Adds a constant holding `value`.
