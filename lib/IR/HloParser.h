@@ -57,6 +57,7 @@ private:
   };
   /// `(p: f32[], q: s32[]) -> f32[]` after a computation's name.
   struct Signature {
+    size_t offset = 0; // the '(' of the parameter list
     std::vector<WrittenShape> parameters;
     WrittenShape result;
   };

@@ -101,6 +101,7 @@ bool HloParser::parseEntryComputationLayout() {
   if (!expect(TokenKind::LBrace, "'{'"))
     return false;
   Signature layout;
+  layout.offset = tok_.offset;
   if (!expect(TokenKind::LParen, "'(' and the parameter shapes"))
     return false;
   if (!at(TokenKind::RParen)) {

@@ -211,7 +211,7 @@ bool HloParser::checkEntryLayoutAttribute() {
   std::vector<Instruction *> parameters = entry_->parameters();
   const Signature &layout = *entryLayout_;
   if (layout.parameters.size() != parameters.size())
-    return error(layout.result.offset,
+    return error(layout.offset,
                  fmt::format("entry_computation_layout lists {} parameter{} but "
                              "the entry computation '{}' has {}",
                              layout.parameters.size(),

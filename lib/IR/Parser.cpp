@@ -253,6 +253,7 @@ bool HloParser::parseComputation() {
 /// `(p: f32[], q: (s32[], f32[2])) -> f32[]`: the names are XLA's parameter
 /// names (not checked), the shapes must match the body (checkSignature).
 bool HloParser::parseSignature(Signature &signature) {
+  signature.offset = tok_.offset;
   advance(); // '('
   if (!at(TokenKind::RParen)) {
     do {
