@@ -409,8 +409,9 @@ bool HloParser::parseInstruction(BodyState &body) {
   size_t shapeOffset = tok_.offset;
   Shape shape;
   std::optional<LayoutNote> layout;
+  // "tuple" is both an opcode and the tuple dtype's name; an array dtype
+  // is always followed by '[', so an opcode followed by '(' has no shape.
   bool shapeOmitted = at(TokenKind::Word) && parseXlaOpcodeName(tok_.text) &&
-                      !parseDTypeName(tok_.text) &&
                       lexer_.peek().kind == TokenKind::LParen;
   if (!shapeOmitted && !parseShape(shape, &layout))
     return false;
