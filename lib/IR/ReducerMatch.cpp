@@ -29,8 +29,9 @@ ReducerMatch matchBinaryReducer(const Computation &computation) {
   std::vector<Instruction *> parameters = computation.parameters();
   const Instruction *root = computation.root();
   if (parameters.size() != 2)
-    return mismatch(fmt::format("it has {} parameters, not 2",
-                                parameters.size()));
+    return mismatch(fmt::format("it has {} parameter{}, not 2",
+                                parameters.size(),
+                                parameters.size() == 1 ? "" : "s"));
   const Shape &type = parameters[0]->shape();
   if (type.isTuple() || type.rank() != 0 || parameters[1]->shape() != type)
     return mismatch(fmt::format("its parameters are {} and {}, not two scalars "
