@@ -201,3 +201,48 @@ TEST_CASE("no input crashes or hangs the parser", "[parser][robustness]") {
   tryParse("HloModule m\nENTRY e {\n  ROOT c = f32[1000000000000] constant({1})\n}");
   tryParse("HloModule m\nENTRY e {\n  ROOT c = f32[] constant(" + std::string(100000, '{') + ")\n}");
 }
+
+TEST_CASE("no mutation of XLA-style text crashes or hangs the parser",
+          "[parser][robustness]") {
+  // The corpus modules exercise what kiln's own form lacks: layouts,
+  // signatures, strings, metadata, skipped brackets, stack-frame tables.
+  for (const char *name : {"jax-dump.hlo", "tf-dump.hlo", "text-layout.hlo"}) {
+    std::ifstream in(std::string(KILN_TEST_SOURCE_DIR) + "/lit/IR/xla/" + name,
+                     std::ios::binary);
+    std::stringstream buffer;
+    buffer << in.rdbuf();
+    const std::string golden = buffer.str();
+    REQUIRE(!golden.empty());
+    REQUIRE(parseModule(golden, "golden.hlo"));
+    auto tryParse = [](const std::string &text) {
+      auto module = parseModule(text, "fuzz.hlo");
+      if (!module)
+        CHECK(module.errorMessage().rfind("fuzz.hlo:", 0) == 0);
+      else
+        (void)printModule(**module);
+    };
+    for (size_t cut = 0; cut < golden.size(); cut += 7)
+      tryParse(golden.substr(0, cut));
+    std::mt19937 rng(2024);
+    const char kAlphabet[] = "{}[](),=:%_-x.0123456789\"\\<*>T /\n\x00";
+    for (int round = 0; round < 1500; ++round) {
+      std::string text = golden;
+      int edits = 1 + int(rng() % 4);
+      for (int e = 0; e < edits; ++e) {
+        size_t at = rng() % text.size();
+        char c = kAlphabet[rng() % (sizeof kAlphabet - 1)];
+        switch (rng() % 3) {
+        case 0: text[at] = c; break;
+        case 1: text.insert(text.begin() + long(at), c); break;
+        default: text.erase(at, 1 + rng() % 8); break;
+        }
+      }
+      tryParse(text);
+    }
+  }
+  // Deeply nested brackets in a skipped value use no recursion.
+  std::string nested = "HloModule m, frontend_attributes=" +
+                       std::string(100000, '{') + std::string(100000, '}') +
+                       "\nENTRY e {\n  ROOT x = f32[] parameter(0)\n}";
+  CHECK(parseModule(nested, "deep.hlo"));
+}
