@@ -1,4 +1,4 @@
-//===- Parser.cpp - HLO text input: module structure, names, shapes -------===//
+//===- Parser.cpp - HLO text input: computations, instructions, names ----===//
 #include "kiln/IR/Parser.h"
 
 #include "HloParser.h"
@@ -368,22 +368,20 @@ bool HloParser::parseOperands(Opcode opcode, const Token &opcodeToken,
   return true;
 }
 
+/// Opcodes whose result shape says more than the operands do (a parameter's
+/// or constant's whole shape, broadcast/reshape dimensions, a declared
+/// dtype): XLA's text always writes it, and so must kiln's.
+static bool needsWrittenShape(Opcode opcode) {
+  return opcode == Opcode::Parameter || opcode == Opcode::Constant ||
+         opcode == Opcode::Broadcast || opcode == Opcode::Reshape ||
+         resultDType(opcode) == ResultDType::Declared;
+}
+
 /// XLA's text may leave out a result shape that follows from the operands;
-/// kiln infers it where its shape inference can without a declared shape.
+/// kiln infers it with its own shape inference.
 bool HloParser::inferOmittedShape(Opcode opcode, const Token &opcodeToken,
                                   const std::vector<Instruction *> &operands,
                                   const InstructionParts &parts, Shape &shape) {
-  std::string_view op = opcodeName(opcode);
-  bool needsDeclared = opcode == Opcode::Parameter ||
-                       opcode == Opcode::Constant ||
-                       opcode == Opcode::Broadcast ||
-                       opcode == Opcode::Reshape ||
-                       resultDType(opcode) == ResultDType::Declared;
-  if (needsDeclared)
-    return error(opcodeToken.offset,
-                 fmt::format("'{}' needs its result shape written before the "
-                             "opcode (it cannot be inferred from the operands)",
-                             op));
   std::vector<Shape> operandShapes;
   for (Instruction *operand : operands)
     operandShapes.push_back(operand->shape());
@@ -391,8 +389,8 @@ bool HloParser::inferOmittedShape(Opcode opcode, const Token &opcodeToken,
       inferShape(opcode, operandShapes, parts.attrs, Shape(), parts.called);
   if (!inferred)
     return error(opcodeToken.offset,
-                 fmt::format("cannot infer the result shape of '{}': {}", op,
-                             inferred.errorMessage()));
+                 fmt::format("cannot infer the result shape of '{}': {}",
+                             opcodeName(opcode), inferred.errorMessage()));
   shape = std::move(*inferred);
   return true;
 }
@@ -421,19 +419,20 @@ bool HloParser::parseInstruction(BodyState &body) {
   std::optional<Opcode> opcode = parseXlaOpcodeName(tok_.text);
   if (!opcode)
     return error(tok_.offset, fmt::format("unknown opcode '{}'", tok_.text));
+  if (shapeOmitted && needsWrittenShape(*opcode))
+    return error(tok_.offset,
+                 fmt::format("'{}' needs its result shape written before the "
+                             "opcode (it cannot be inferred from the operands)",
+                             tok_.text));
   advance();
 
   InstructionParts parts;
   Literal literal;
   std::vector<Instruction *> operands;
   if (*opcode == Opcode::Parameter) {
-    if (shapeOmitted)
-      return inferOmittedShape(*opcode, opcodeToken, operands, parts, shape);
     if (!parseParameterNumber(body, parts.attrs.index))
       return false;
   } else if (*opcode == Opcode::Constant) {
-    if (shapeOmitted)
-      return inferOmittedShape(*opcode, opcodeToken, operands, parts, shape);
     if (!expect(TokenKind::LParen, "'('") ||
         !parseLiteral(shape, shapeOffset, literal) ||
         !expect(TokenKind::RParen, "')'"))
@@ -443,10 +442,10 @@ bool HloParser::parseInstruction(BodyState &body) {
   }
   if (!parseAttributes(*opcode, opcodeToken, body, operands, parts))
     return false;
+  splitIndexVector(*opcode, body, name, operands);
   if (shapeOmitted &&
       !inferOmittedShape(*opcode, opcodeToken, operands, parts, shape))
     return false;
-  splitIndexVector(*opcode, body, name, operands);
 
   Instruction *instruction = body.computation->add(
       *opcode, std::move(shape), std::move(operands), std::move(parts.attrs),
