@@ -193,7 +193,8 @@ private:
   bool parseCompareType(const std::vector<Instruction *> &operands);
   /// to_apply= on reduce and reduce-window: the callee must be a binary
   /// reducer kiln knows (ReducerMatch.h).
-  bool parseReducerCallee(Attributes &attrs);
+  bool parseReducerCallee(Attributes &attrs,
+                          const std::vector<Instruction *> &operands);
   /// XLA's old dynamic-slice / dynamic-update-slice form with the start
   /// indices in one vector operand: split into one scalar per dimension.
   void splitIndexVector(Opcode opcode, BodyState &body, const Token &name,

@@ -102,7 +102,7 @@ bool HloParser::parseAttributes(Opcode opcode, const Token &opcodeToken,
     advance();
     if (!expect(TokenKind::Equal, "'='"))
       return false;
-    if (!(reducerCallee ? parseReducerCallee(attrs)
+    if (!(reducerCallee ? parseReducerCallee(attrs, operands)
                         : parseAttrValue(*key, attrs, parts.called)))
       return false;
   }

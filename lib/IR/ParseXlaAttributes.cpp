@@ -217,7 +217,8 @@ bool HloParser::parseCompareType(const std::vector<Instruction *> &operands) {
   return true;
 }
 
-bool HloParser::parseReducerCallee(Attributes &attrs) {
+bool HloParser::parseReducerCallee(Attributes &attrs,
+                                   const std::vector<Instruction *> &operands) {
   size_t offset = tok_.offset;
   Computation *callee = nullptr;
   if (!parseCallee(callee))
@@ -231,6 +232,17 @@ bool HloParser::parseReducerCallee(Attributes &attrs) {
                              "maximum, minimum, and or or of the two "
                              "parameters)",
                              callee->name(), match.mismatch));
+  // The init value (operand 1 of reduce and reduce-window) has the type
+  // the reducer combines.
+  DType combined = callee->parameter(0)->shape().dtype();
+  if (operands.size() == 2 && !operands[1]->shape().isTuple() &&
+      operands[1]->shape().dtype() != combined)
+    return error(offset,
+                 fmt::format("to_apply computation '{}' combines {} values but "
+                             "the init value '{}' is {}",
+                             callee->name(), dtypeName(combined),
+                             operands[1]->name(),
+                             operands[1]->shape().toString()));
   attrs.reducer = *match.kind;
   reducerCallees_.push_back(callee);
   return true;
