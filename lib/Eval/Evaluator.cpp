@@ -15,6 +15,7 @@
 #include "kiln/Support/CheckedArithmetic.h"
 #include "kiln/Support/ResourceLimits.h"
 
+#include <cstring>
 #include <map>
 
 namespace kiln::eval {
@@ -70,6 +71,54 @@ Expected<Value> evalOrderingValue(const Instruction &inst,
   return Value::ofTuple(std::move(elements));
 }
 
+/// A loop whose condition stays true this long is taken for a hang: the
+/// evaluator is the oracle of tests and of constant folding, and must
+/// return.
+constexpr int64_t kMaxLoopIterations = int64_t(1) << 24;
+
+/// Runs condition, then body, until the condition is false.
+Expected<Value> evalWhile(const Instruction &inst, Value state) {
+  const Computation &condition = *inst.calledComputations().at(0);
+  const Computation &body = *inst.calledComputations().at(1);
+  for (int64_t iteration = 0;; ++iteration) {
+    Expected<Value> keepGoing = evalValues(condition, {state});
+    if (!keepGoing)
+      return keepGoing.takeError();
+    if (keepGoing->isTuple || keepGoing->array.shape() != Shape(ir::DType::Pred, {}))
+      return instructionError(inst, "condition did not return pred[]");
+    if (!keepGoing->array.bytes()[0])
+      return state;
+    if (iteration == kMaxLoopIterations)
+      return instructionError(
+          inst, fmt::format("more than {} iterations; the evaluator takes the "
+                            "loop for one that never ends",
+                            kMaxLoopIterations));
+    Expected<Value> next = evalValues(body, {std::move(state)});
+    if (!next)
+      return next.takeError();
+    state = std::move(*next);
+  }
+}
+
+/// Runs only the chosen branch: a pred[] selector picks the first branch
+/// when true; an s32[] index outside [0, N) picks the last, as in XLA.
+Expected<Value> evalConditional(const Instruction &inst,
+                                const std::vector<const Value *> &operands) {
+  const Literal &selector = operands[0]->array;
+  const std::vector<Computation *> &branches = inst.calledComputations();
+  size_t chosen;
+  if (selector.shape().dtype() == ir::DType::Pred) {
+    chosen = selector.bytes()[0] ? 0 : 1;
+  } else {
+    int32_t index;
+    std::memcpy(&index, selector.bytes().data(), sizeof index);
+    chosen = index >= 0 && size_t(index) < branches.size()
+                 ? size_t(index)
+                 : branches.size() - 1;
+  }
+  return evalValues(*branches.at(chosen), {*operands[chosen + 1]});
+}
+
 Expected<Value> evalStructural(const Instruction &inst,
                                const std::vector<const Value *> &operands) {
   switch (inst.opcode()) {
@@ -94,6 +143,16 @@ Expected<Value> evalStructural(const Instruction &inst,
       args.push_back(*operand);
     return evalValues(*inst.calledComputation(), args);
   }
+  case Opcode::Call: {
+    std::vector<Value> args;
+    for (const Value *operand : operands)
+      args.push_back(*operand);
+    return evalValues(*inst.calledComputation(), args);
+  }
+  case Opcode::While:
+    return evalWhile(inst, *operands.at(0));
+  case Opcode::Conditional:
+    return evalConditional(inst, operands);
   default: break;
   }
   return instructionError(inst, "not a structural opcode");

@@ -86,8 +86,8 @@ private:
   /// What an instruction carries besides opcode, shape and operands.
   struct InstructionParts {
     Attributes attrs;
-    Computation *called = nullptr;
-    std::string sourceNode; // metadata op_name
+    std::vector<Computation *> called; // in the opcode's callee slots
+    std::string sourceNode;            // metadata op_name
   };
 
   // Tokens and errors (Parser.cpp).
@@ -131,6 +131,8 @@ private:
                          const std::vector<Instruction *> &operands,
                          const InstructionParts &parts, Shape &shape);
   bool resolveEntry();
+  /// Hands the parsed computations to the module (see Parser.cpp).
+  void adoptComputations();
 
   // Shapes and layouts (ParseShape.cpp).
   bool parseShape(Shape &shape, std::optional<LayoutNote> *layout = nullptr,
@@ -163,9 +165,13 @@ private:
                        const std::vector<Instruction *> &operands,
                        InstructionParts &parts);
   bool parseAttrValue(syntax::AttrKey key, Attributes &attrs,
-                      Computation *&called);
+                      std::vector<Computation *> &called);
   bool parseEnumValue(syntax::AttrKey key, Attributes &attrs);
   bool parseCallee(Computation *&called);
+  bool parseCalleeList(std::vector<Computation *> &called);
+  bool checkConditionalForm(const Token &opcodeToken,
+                            const std::vector<std::optional<size_t>> &seen,
+                            std::span<const syntax::AttrSpec> specs);
   bool parseSliceValue(std::vector<SliceDim> &slice);
   bool parsePaddingValue(std::vector<PadDim> &padding);
   bool parseWindowValue(std::vector<WindowDim> &window);
@@ -217,6 +223,9 @@ private:
   std::optional<std::string> error_;
   std::unique_ptr<Module> module_;
   std::unordered_map<std::string_view, ComputationInfo> computations_;
+  /// Computations in file order, owned here until adoptComputations.
+  std::vector<std::unique_ptr<Computation>> parsed_;
+  Computation *current_ = nullptr; // the computation being parsed
   /// The first computation that defines each instruction name, so that a
   /// use from another computation gets a precise message.
   std::unordered_map<std::string_view, Computation *> valueOwners_;

@@ -10,7 +10,7 @@ namespace kiln::ir::syntax {
 namespace {
 
 // Spellings, indexed by AttrKey.
-constexpr std::array<std::string_view, 26> kAttrNames = {
+constexpr std::array<std::string_view, 32> kAttrNames = {
     "iota_dimension",       "dimensions",          "slice",
     "dynamic_slice_sizes",  "padding",             "window",
     "dim_labels",           "feature_group_count", "batch_group_count",
@@ -19,8 +19,10 @@ constexpr std::array<std::string_view, 26> kAttrNames = {
     "start_index_map",      "index_vector_dim",    "slice_sizes",
     "direction",            "index",               "kind",
     "calls",                "reducer",             "k",
-    "largest",              "descending"};
-static_assert(kAttrNames.size() == size_t(AttrKey::Descending) + 1);
+    "largest",              "descending",          "condition",
+    "body",                 "to_apply",            "true_computation",
+    "false_computation",    "branch_computations"};
+static_assert(kAttrNames.size() == size_t(AttrKey::BranchComputations) + 1);
 
 using enum AttrKey;
 constexpr Presence kReq = Presence::Required;
@@ -53,6 +55,14 @@ constexpr AttrSpec kCompare[] = {{Direction, kReq}};
 constexpr AttrSpec kGetTupleElement[] = {{Index, kReq}};
 constexpr AttrSpec kFusion[] = {{Kind, kReq}, {Calls, kReq}};
 constexpr AttrSpec kTopK[] = {{K, kReq}, {Largest, kDef}};
+constexpr AttrSpec kWhile[] = {{Condition, kReq}, {Body, kReq}};
+constexpr AttrSpec kCall[] = {{ToApply, kReq}};
+// A pred[] selector takes the true/false pair, an s32[] index the list;
+// the printer writes the form that matches the selector, the parser
+// accepts exactly one.
+constexpr AttrSpec kConditional[] = {{TrueComputation, kOpt},
+                                     {FalseComputation, kOpt},
+                                     {BranchComputations, kOpt}};
 
 } // namespace
 
@@ -102,6 +112,12 @@ std::span<const AttrSpec> opcodeAttributes(Opcode opcode) {
     return kFusion;
   case Opcode::TopK:
     return kTopK;
+  case Opcode::While:
+    return kWhile;
+  case Opcode::Call:
+    return kCall;
+  case Opcode::Conditional:
+    return kConditional;
   default:
     return {};
   }
@@ -124,6 +140,25 @@ bool isDefaultAttr(AttrKey key, const Attributes &attrs) {
   default:
     return false;
   }
+}
+
+bool isCalleeAttr(AttrKey key) {
+  switch (key) {
+  case Calls:
+  case Condition:
+  case Body:
+  case ToApply:
+  case TrueComputation:
+  case FalseComputation:
+  case BranchComputations:
+    return true;
+  default:
+    return false;
+  }
+}
+
+size_t calleeSlot(AttrKey key) {
+  return key == Body || key == FalseComputation ? 1 : 0;
 }
 
 bool takesSingleDimension(Opcode opcode) {

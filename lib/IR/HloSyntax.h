@@ -46,6 +46,12 @@ enum class AttrKey {
   K,
   Largest,
   Descending,
+  Condition,
+  Body,
+  ToApply,
+  TrueComputation,
+  FalseComputation,
+  BranchComputations,
 };
 
 /// How an attribute appears in text.
@@ -69,6 +75,13 @@ std::span<const AttrSpec> opcodeAttributes(Opcode opcode);
 
 /// Whether an Optional attribute holds its default value (and is not printed).
 bool isDefaultAttr(AttrKey key, const Attributes &attrs);
+
+/// Whether `key` names called computations (Instruction::calledComputations).
+bool isCalleeAttr(AttrKey key);
+/// The calledComputations slot a single-callee attribute fills: calls,
+/// to_apply, condition and true_computation 0; body and false_computation
+/// 1. branch_computations fills every slot from 0.
+size_t calleeSlot(AttrKey key);
 
 /// Opcodes whose `dimensions` attribute names exactly one dimension.
 bool takesSingleDimension(Opcode opcode);

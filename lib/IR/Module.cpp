@@ -92,9 +92,10 @@ std::unique_ptr<Module> Module::clone() const {
                                                old->name());
       fresh->setLiteral(old->literal());
       fresh->setSourceNode(old->sourceNode());
-      if (old->calledComputation())
-        fresh->setCalledComputation(
-            computationMap.at(old->calledComputation()));
+      std::vector<Computation *> callees;
+      for (Computation *callee : old->calledComputations())
+        callees.push_back(computationMap.at(callee));
+      fresh->setCalledComputations(std::move(callees));
       instructionMap[old] = fresh;
     }
     if (computation->root())

@@ -120,6 +120,25 @@ bool isElementalInFusion(Opcode opcode) {
   return inFusion(opcode) != InFusion::Materialized;
 }
 
+int calleeCount(Opcode opcode) {
+  switch (opcode) {
+  case Opcode::Fusion:
+  case Opcode::Call:
+    return 1;
+  case Opcode::While:
+    return 2;
+  case Opcode::Conditional:
+    return -1;
+  default:
+    return 0;
+  }
+}
+
+bool callsSequentially(Opcode opcode) {
+  return opcode == Opcode::While || opcode == Opcode::Conditional ||
+         opcode == Opcode::Call;
+}
+
 bool isInClasses(DType dtype, DTypeClasses classes) {
   return (classBit(dtype) & unsigned(classes)) != 0;
 }

@@ -111,6 +111,9 @@ bool HloParser::parseAttributes(Opcode opcode, const Token &opcodeToken,
       return error(opcodeToken.offset,
                    fmt::format("'{}' requires attribute '{}'", op,
                                syntax::attrName(specs[i].key)));
+  if (opcode == Opcode::Conditional &&
+      !checkConditionalForm(opcodeToken, seen, specs))
+    return false;
   if (syntax::takesSingleDimension(opcode) && attrs.dimensions.size() != 1)
     return error(opcodeToken.offset,
                  fmt::format("'{}' takes exactly one dimension but "
@@ -120,7 +123,15 @@ bool HloParser::parseAttributes(Opcode opcode, const Token &opcodeToken,
 }
 
 bool HloParser::parseAttrValue(AttrKey key, Attributes &a,
-                               Computation *&called) {
+                               std::vector<Computation *> &called) {
+  if (key == AttrKey::BranchComputations)
+    return parseCalleeList(called);
+  if (syntax::isCalleeAttr(key)) {
+    size_t slot = syntax::calleeSlot(key);
+    if (called.size() <= slot)
+      called.resize(slot + 1, nullptr);
+    return parseCallee(called[slot]);
+  }
   switch (key) {
   case AttrKey::IotaDimension:
     a.dimensions.resize(1);
@@ -154,7 +165,14 @@ bool HloParser::parseAttrValue(AttrKey key, Attributes &a,
   case AttrKey::K: return parseInt("integer", a.k);
   case AttrKey::Largest: return parseBool(a.largest);
   case AttrKey::Descending: return parseBool(a.descending);
-  case AttrKey::Calls: return parseCallee(called);
+  case AttrKey::Calls:
+  case AttrKey::Condition:
+  case AttrKey::Body:
+  case AttrKey::ToApply:
+  case AttrKey::TrueComputation:
+  case AttrKey::FalseComputation:
+  case AttrKey::BranchComputations:
+    break; // callees, above
   case AttrKey::Direction:
   case AttrKey::Kind:
   case AttrKey::Reducer:
@@ -205,10 +223,51 @@ bool HloParser::parseCallee(Computation *&called) {
                  fmt::format("unknown computation '{}' (a called computation "
                              "must be defined before its caller)",
                              name.text));
-  if (!it->second.computation->parent())
+  if (it->second.computation == current_)
     return error(name.offset,
                  fmt::format("computation '{}' cannot call itself", name.text));
   called = it->second.computation;
+  return true;
+}
+
+/// `{%a, %b, ...}`: a conditional's branches, in index order.
+bool HloParser::parseCalleeList(std::vector<Computation *> &called) {
+  if (!expect(TokenKind::LBrace, "'{'"))
+    return false;
+  called.clear();
+  do {
+    Computation *callee = nullptr;
+    if (!parseCallee(callee))
+      return false;
+    called.push_back(callee);
+  } while (consume(TokenKind::Comma));
+  return expect(TokenKind::RBrace, "',' or '}'");
+}
+
+/// A conditional names its branches one way: true_computation and
+/// false_computation together, or branch_computations alone.
+bool HloParser::checkConditionalForm(
+    const Token &opcodeToken, const std::vector<std::optional<size_t>> &seen,
+    std::span<const syntax::AttrSpec> specs) {
+  auto given = [&](AttrKey key) {
+    for (size_t i = 0; i < specs.size(); ++i)
+      if (specs[i].key == key)
+        return seen[i].has_value();
+    return false;
+  };
+  bool pair = given(AttrKey::TrueComputation) || given(AttrKey::FalseComputation);
+  bool list = given(AttrKey::BranchComputations);
+  if (pair && list)
+    return error(opcodeToken.offset,
+                 "'conditional' takes either true_computation and "
+                 "false_computation or branch_computations, not both");
+  if (list)
+    return true;
+  if (!given(AttrKey::TrueComputation) || !given(AttrKey::FalseComputation))
+    return error(opcodeToken.offset,
+                 "'conditional' requires true_computation and "
+                 "false_computation (pred[] selector) or branch_computations "
+                 "(s32[] index)");
   return true;
 }
 

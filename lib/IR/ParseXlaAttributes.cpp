@@ -282,7 +282,8 @@ void HloParser::removeReducerCallees() {
     bool stillCalled = callee == module_->entry();
     for (Computation *computation : module_->computations())
       for (Instruction *instruction : computation->instructions())
-        stillCalled = stillCalled || instruction->calledComputation() == callee;
+        for (Computation *called : instruction->calledComputations())
+          stillCalled = stillCalled || called == callee;
     if (!stillCalled)
       module_->removeComputation(callee);
   }

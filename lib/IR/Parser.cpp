@@ -5,6 +5,7 @@
 #include "kiln/IR/Verifier.h"
 #include "kiln/Support/Diagnostics.h"
 
+#include <algorithm>
 #include <charconv>
 #include <fmt/format.h>
 
@@ -213,6 +214,7 @@ bool HloParser::parseComputation() {
     return false;
   auto owned = std::make_unique<Computation>(std::string(body.name.text));
   body.computation = owned.get();
+  current_ = owned.get();
   if (!defineComputation(body.name, owned.get()))
     return false;
   if (at(TokenKind::LParen)) {
@@ -237,7 +239,8 @@ bool HloParser::parseComputation() {
   owned->setRoot(body.root);
   if (!checkSignature(body))
     return false;
-  Computation *computation = module_->addComputation(std::move(owned));
+  Computation *computation = owned.get();
+  parsed_.push_back(std::move(owned));
   if (!isEntry)
     return true;
   if (entry_)
@@ -385,8 +388,10 @@ bool HloParser::inferOmittedShape(Opcode opcode, const Token &opcodeToken,
   std::vector<Shape> operandShapes;
   for (Instruction *operand : operands)
     operandShapes.push_back(operand->shape());
+  std::vector<const Computation *> callees(parts.called.begin(),
+                                           parts.called.end());
   Expected<Shape> inferred =
-      inferShape(opcode, operandShapes, parts.attrs, Shape(), parts.called);
+      inferShape(opcode, operandShapes, parts.attrs, Shape(), callees);
   if (!inferred)
     return error(opcodeToken.offset,
                  fmt::format("cannot infer the result shape of '{}': {}",
@@ -452,7 +457,7 @@ bool HloParser::parseInstruction(BodyState &body) {
       std::string(name.text));
   if (*opcode == Opcode::Constant)
     instruction->setLiteral(std::move(literal));
-  instruction->setCalledComputation(parts.called);
+  instruction->setCalledComputations(std::move(parts.called));
   instruction->setSourceNode(std::move(parts.sourceNode));
   if (layout)
     layouts_.emplace(instruction, std::move(*layout));
@@ -488,8 +493,26 @@ bool HloParser::resolveEntry() {
     return error(headerOffset_,
                  "no ENTRY computation (mark one computation ENTRY or add "
                  "entry=NAME to the HloModule line)");
-  module_->setEntry(entry_);
   return true;
+}
+
+/// The module keeps one namespace (Module::uniqueName), so a name used in
+/// two computations is renamed with a .N suffix in the second one the
+/// module receives. The entry goes first: its parameter names are how
+/// callers pass inputs (kiln run --input NAME=...) and must stay as
+/// written. The file's order of computations is kept.
+void HloParser::adoptComputations() {
+  auto entry = std::find_if(parsed_.begin(), parsed_.end(),
+                            [&](const std::unique_ptr<Computation> &c) {
+                              return c.get() == entry_;
+                            });
+  module_->addComputation(std::move(*entry));
+  for (auto it = parsed_.begin(); it != entry; ++it)
+    module_->addComputationBefore(std::move(*it), entry_);
+  for (auto it = entry + 1; it != parsed_.end(); ++it)
+    module_->addComputation(std::move(*it));
+  parsed_.clear();
+  module_->setEntry(entry_);
 }
 
 Expected<std::unique_ptr<Module>> HloParser::run() {
@@ -497,7 +520,10 @@ Expected<std::unique_ptr<Module>> HloParser::run() {
   bool ok = parseHeader() && parseStackFrameTables();
   while (ok && !at(TokenKind::Eof))
     ok = parseComputation();
-  ok = ok && resolveEntry() && checkEntryLayouts();
+  ok = ok && resolveEntry();
+  if (ok)
+    adoptComputations();
+  ok = ok && checkEntryLayouts();
   if (!ok)
     return Error::failure(*error_);
   removeReducerCallees();

@@ -170,6 +170,26 @@ std::string formatIntList(const std::vector<int64_t> &values) {
   return fmt::format("{{{}}}", fmt::join(values, ","));
 }
 
+/// The name of callee `slot`, or "?" in malformed IR (printing never fails).
+std::string calleeName(const Instruction &instruction, size_t slot) {
+  const std::vector<Computation *> &callees = instruction.calledComputations();
+  return slot < callees.size() && callees[slot] ? callees[slot]->name()
+                                                : std::string("?");
+}
+
+/// Whether `spec` appears in the text: Optional attributes only when not
+/// at their default; a conditional's branches in the form its selector
+/// takes (true/false for pred[], a list for an s32[] index).
+bool isPrinted(const syntax::AttrSpec &spec, const Instruction &instruction) {
+  if (instruction.opcode() == Opcode::Conditional) {
+    bool byPredicate = instruction.operandCount() > 0 &&
+                       instruction.operand(0)->shape() == Shape(DType::Pred, {});
+    return (spec.key == AttrKey::BranchComputations) != byPredicate;
+  }
+  return spec.presence != syntax::Presence::Optional ||
+         !syntax::isDefaultAttr(spec.key, instruction.attrs());
+}
+
 std::string formatAttr(AttrKey key, const Instruction &instruction) {
   const Attributes &a = instruction.attrs();
   switch (key) {
@@ -198,9 +218,18 @@ std::string formatAttr(AttrKey key, const Instruction &instruction) {
   case AttrKey::Index: return std::to_string(a.index);
   case AttrKey::Kind: return std::string(fusionKindName(a.fusionKind));
   case AttrKey::Calls:
-    return instruction.calledComputation()
-               ? instruction.calledComputation()->name()
-               : std::string("?");
+  case AttrKey::Condition:
+  case AttrKey::Body:
+  case AttrKey::ToApply:
+  case AttrKey::TrueComputation:
+  case AttrKey::FalseComputation:
+    return calleeName(instruction, syntax::calleeSlot(key));
+  case AttrKey::BranchComputations: {
+    std::vector<std::string> names;
+    for (size_t i = 0; i < instruction.calledComputations().size(); ++i)
+      names.push_back(calleeName(instruction, i));
+    return fmt::format("{{{}}}", fmt::join(names, ", "));
+  }
   case AttrKey::Reducer: return std::string(reducerKindName(a.reducer));
   case AttrKey::K: return std::to_string(a.k);
   case AttrKey::Largest: return a.largest ? "true" : "false";
@@ -229,8 +258,7 @@ void appendInstruction(std::string &out, const Instruction &instruction) {
   }
   out += ')';
   for (const syntax::AttrSpec &spec : syntax::opcodeAttributes(instruction.opcode())) {
-    if (spec.presence == syntax::Presence::Optional &&
-        syntax::isDefaultAttr(spec.key, instruction.attrs()))
+    if (!isPrinted(spec, instruction))
       continue;
     out += ", ";
     out += syntax::attrName(spec.key);

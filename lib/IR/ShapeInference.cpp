@@ -280,31 +280,6 @@ Expected<Shape> inferGetTupleElement(const InferenceInput &in) {
   return tuple.tupleElements()[size_t(in.attrs.index)];
 }
 
-Expected<Shape> inferFusion(const InferenceInput &in) {
-  const Computation *callee = in.called;
-  if (!callee)
-    return makeError("fusion has no called computation");
-  if (!callee->root())
-    return makeError("called computation '{}' has no root", callee->name());
-  size_t paramCount = callee->parameters().size();
-  if (paramCount != in.operands.size())
-    return makeError("called computation '{}' has {} parameters but the "
-                     "fusion has {} operands",
-                     callee->name(), paramCount, in.operands.size());
-  for (size_t i = 0; i < in.operands.size(); ++i) {
-    const Instruction *param = callee->parameter(int64_t(i));
-    if (!param)
-      return makeError("called computation '{}' has no parameter {}",
-                       callee->name(), i);
-    if (param->shape() != in.operands[i])
-      return makeError("operand {} has shape {} but parameter {} of '{}' has "
-                       "shape {}",
-                       i, in.operands[i].toString(), i, callee->name(),
-                       param->shape().toString());
-  }
-  return callee->root()->shape();
-}
-
 /// Operand count bounds; max < 0 means unbounded.
 std::pair<int, int> operandCountBounds(Opcode opcode) {
   int arity = opcodeArity(opcode);
@@ -317,8 +292,9 @@ std::pair<int, int> operandCountBounds(Opcode opcode) {
     return {2, -1};
   case Opcode::Concatenate:
   case Opcode::Sort:
+  case Opcode::Conditional: // the branch selector, then branch operands
     return {1, -1};
-  default: // tuple, fusion
+  default: // tuple, fusion, call
     return {0, -1};
   }
 }
@@ -393,6 +369,12 @@ Rule ruleFor(Opcode opcode) {
     return inferGetTupleElement;
   case Opcode::Fusion:
     return inferFusion;
+  case Opcode::While:
+    return inferWhile;
+  case Opcode::Conditional:
+    return inferConditional;
+  case Opcode::Call:
+    return inferCall;
   default:
     return nullptr;
   }
@@ -414,6 +396,15 @@ std::string instructionContext(const Instruction &instruction) {
 Expected<Shape> inferShape(Opcode opcode, const std::vector<Shape> &operands,
                            const Attributes &attrs, const Shape &declared,
                            const Computation *called) {
+  std::vector<const Computation *> callees;
+  if (called)
+    callees.push_back(called);
+  return inferShape(opcode, operands, attrs, declared, callees);
+}
+
+Expected<Shape> inferShape(Opcode opcode, const std::vector<Shape> &operands,
+                           const Attributes &attrs, const Shape &declared,
+                           const std::vector<const Computation *> &called) {
   Rule rule = ruleFor(opcode);
   if (!rule)
     return makeError("unknown opcode (value {})", int(opcode));
@@ -439,9 +430,12 @@ Expected<Shape> inferShape(const Instruction &instruction) {
   operands.reserve(instruction.operandCount());
   for (const Instruction *operand : instruction.operands())
     operands.push_back(operand->shape());
+  std::vector<const Computation *> callees(
+      instruction.calledComputations().begin(),
+      instruction.calledComputations().end());
   Expected<Shape> result =
       inferShape(instruction.opcode(), operands, instruction.attrs(),
-                 instruction.shape(), instruction.calledComputation());
+                 instruction.shape(), callees);
   if (result && instruction.opcode() == Opcode::Constant) {
     const Literal &literal = instruction.literal();
     if (literal.shape() != instruction.shape())

@@ -26,8 +26,15 @@ struct InferenceInput {
   const std::vector<Shape> &operands;
   const Attributes &attrs;
   const Shape &declared;
-  const Computation *called;
+  /// The instruction's callees (Instruction::calledComputations).
+  std::vector<const Computation *> called;
 };
+
+/// Rules of the opcodes that call computations (ShapeInferenceCalls.cpp).
+Expected<Shape> inferFusion(const InferenceInput &in);
+Expected<Shape> inferWhile(const InferenceInput &in);
+Expected<Shape> inferConditional(const InferenceInput &in);
+Expected<Shape> inferCall(const InferenceInput &in);
 
 /// opcodeName, or "unknown" for a value outside Opcodes.def (a corrupted
 /// instruction must still produce a message, not an out-of-bounds read).

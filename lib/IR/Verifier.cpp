@@ -8,6 +8,8 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/IR/Verifier.h"
 
+#include "kiln/IR/CallGraph.h"
+
 #include "ShapeInferenceRules.h"
 
 #include <algorithm>
@@ -37,7 +39,8 @@ std::string where(const Computation &computation,
 }
 
 /// Opcodes whose result may be a tuple: they build, produce or forward
-/// several values. Everything else, parameters included, is an array.
+/// several values; parameters may take a tuple (loop state). Everything
+/// else is an array.
 bool mayHaveTupleShape(Opcode opcode) {
   switch (opcode) {
   case Opcode::Tuple:
@@ -45,6 +48,10 @@ bool mayHaveTupleShape(Opcode opcode) {
   case Opcode::TopK:
   case Opcode::GetTupleElement: // of a nested tuple
   case Opcode::Fusion:
+  case Opcode::Parameter: // loop state and branch operands come in tuples
+  case Opcode::While:
+  case Opcode::Conditional:
+  case Opcode::Call:
     return true;
   default:
     return false;
@@ -70,33 +77,35 @@ Error checkOperands(
   return Error::success();
 }
 
-/// A fusion calls a non-entry computation of its own module (when the
-/// computation belongs to one), never the computation it is in.
-Error checkCallee(const Computation &computation,
-                  const Instruction &instruction) {
-  if (instruction.opcode() != Opcode::Fusion)
-    return instruction.calledComputation()
-               ? makeError("{}only fusion may call a computation",
-                           where(computation, instruction))
-               : Error::success();
-  const Computation *callee = instruction.calledComputation();
-  if (!callee)
-    return makeError("{}fusion has no called computation",
-                     where(computation, instruction));
-  if (callee == &computation)
-    return makeError("{}fusion calls its own computation",
-                     where(computation, instruction));
+/// Only opcodes with callees call computations; each callee is a
+/// computation of the module (when the computation belongs to one) other
+/// than the caller itself. Counts and parameter shapes are checked by shape
+/// inference, the call graph (cycles, the entry, contexts) by verifyModule.
+Error checkCallees(const Computation &computation,
+                   const Instruction &instruction) {
+  const std::vector<Computation *> &callees = instruction.calledComputations();
+  if (calleeCount(instruction.opcode()) == 0)
+    return callees.empty()
+               ? Error::success()
+               : makeError("{}only fusion, while, conditional and call may "
+                           "call a computation",
+                           where(computation, instruction));
   const Module *module = computation.parent();
-  if (!module)
-    return Error::success();
-  std::vector<Computation *> all = module->computations();
-  if (std::find(all.begin(), all.end(), callee) == all.end())
-    return makeError("{}called computation '{}' is not in module '{}'",
-                     where(computation, instruction), callee->name(),
-                     module->name());
-  if (callee == module->entry())
-    return makeError("{}fusion calls the entry computation '{}'",
-                     where(computation, instruction), callee->name());
+  std::vector<Computation *> all;
+  if (module)
+    all = module->computations();
+  for (const Computation *callee : callees) {
+    if (!callee)
+      return makeError("{}has a missing called computation",
+                       where(computation, instruction));
+    if (callee == &computation)
+      return makeError("{}calls its own computation",
+                       where(computation, instruction));
+    if (module && std::find(all.begin(), all.end(), callee) == all.end())
+      return makeError("{}called computation '{}' is not in module '{}'",
+                       where(computation, instruction), callee->name(),
+                       module->name());
+  }
   return Error::success();
 }
 
@@ -105,8 +114,9 @@ Error checkCallee(const Computation &computation,
 Error checkShape(const Computation &computation,
                  const Instruction &instruction) {
   if (instruction.shape().isTuple() && !mayHaveTupleShape(instruction.opcode()))
-    return makeError("{}has tuple shape {} but only tuple, sort, top-k, "
-                     "get-tuple-element and fusion may produce tuples",
+    return makeError("{}has tuple shape {} but only parameter, tuple, sort, "
+                     "top-k, get-tuple-element, fusion, while, conditional "
+                     "and call may have tuple shapes",
                      where(computation, instruction),
                      instruction.shape().toString());
   Expected<Shape> inferred = inferShape(instruction);
@@ -172,7 +182,7 @@ Error verifyComputation(const Computation &computation) {
                        where(computation), instruction.name());
     if (Error e = checkOperands(computation, instruction, position, positions))
       return e;
-    if (Error e = checkCallee(computation, instruction))
+    if (Error e = checkCallees(computation, instruction))
       return e;
     if (Error e = checkShape(computation, instruction))
       return e;
@@ -205,91 +215,16 @@ Error checkModuleNames(const Module &module) {
   return Error::success();
 }
 
-/// Fusions must not call each other in a cycle: passes and the emitter walk
-/// callees recursively. Iterative three-colour DFS over the call graph.
-Error checkCallGraph(const Module &module) {
-  enum Colour { White, Grey, Black };
-  std::unordered_map<const Computation *, Colour> colour;
-  std::unordered_map<const Computation *, std::vector<const Computation *>>
-      callees;
-  for (const Computation *computation : module.computations())
-    for (const Instruction *instruction : computation->instructions())
-      if (instruction->calledComputation())
-        callees[computation].push_back(instruction->calledComputation());
-  for (const Computation *start : module.computations()) {
-    if (colour[start] != White)
-      continue;
-    std::vector<std::pair<const Computation *, size_t>> stack{{start, 0}};
-    colour[start] = Grey;
-    while (!stack.empty()) {
-      auto &[node, next] = stack.back();
-      const std::vector<const Computation *> &out = callees[node];
-      if (next == out.size()) {
-        colour[node] = Black;
-        stack.pop_back();
-        continue;
-      }
-      const Computation *callee = out[next++];
-      if (colour[callee] == Grey)
-        return makeError("{}fusion call cycle through computation '{}'",
-                         where(*node), callee->name());
-      if (colour[callee] == White) {
-        colour[callee] = Grey;
-        stack.push_back({callee, 0});
-      }
-    }
-  }
-  return Error::success();
-}
-
-/// How deep fusions may nest: the entry's fusion may call a computation
-/// holding fusions, but no deeper. Buffer assignment and the emitter handle
-/// that much; deeper nesting only comes from hand-written or corrupt input.
-constexpr int64_t kMaxFusionDepth = 2;
-
-/// Fusions nest at most kMaxFusionDepth levels. Runs after checkCallGraph
-/// (no cycles), computing each computation's depth iteratively so a long
-/// chain of computations cannot overflow the stack.
-Error checkFusionDepth(const Module &module) {
-  std::unordered_map<const Computation *, int64_t> depth;
-  for (const Computation *start : module.computations()) {
-    std::vector<const Computation *> stack{start};
-    while (!stack.empty()) {
-      const Computation *node = stack.back();
-      if (depth.count(node)) {
-        stack.pop_back();
-        continue;
-      }
-      int64_t deepest = 0;
-      bool ready = true;
-      for (const Instruction *instruction : node->instructions()) {
-        const Computation *callee = instruction->calledComputation();
-        if (!callee)
-          continue;
-        auto known = depth.find(callee);
-        if (known == depth.end()) {
-          stack.push_back(callee);
-          ready = false;
-        } else if (ready) {
-          deepest = std::max(deepest, known->second + 1);
-          if (deepest > kMaxFusionDepth)
-            return makeError("{}fusion '{}' nests fusions {} levels deep; "
-                             "kiln allows at most {}",
-                             where(*node), instruction->name(), deepest,
-                             kMaxFusionDepth);
-        }
-      }
-      if (ready) {
-        depth[node] = deepest;
-        stack.pop_back();
-      }
-    }
-  }
-  return Error::success();
-}
-
-/// The entry returns arrays: its root is an array or a flat tuple of arrays.
-Error checkEntryRoot(const Computation &entry) {
+/// The entry takes and returns arrays: its parameters are arrays (the C
+/// ABI passes one buffer each), its root an array or a flat tuple of arrays.
+Error checkEntrySignature(const Computation &entry) {
+  for (const Instruction *parameter : entry.parameters())
+    if (parameter->shape().isTuple())
+      return makeError("{}parameter '{}' has tuple shape {}; the entry "
+                       "computation takes arrays (pass each element as a "
+                       "parameter of its own)",
+                       where(entry), parameter->name(),
+                       parameter->shape().toString());
   const Shape &shape = entry.root()->shape();
   if (!shape.isTuple())
     return Error::success();
@@ -322,11 +257,10 @@ Error verifyModule(const Module &module) {
   }
   if (Error e = checkModuleNames(module))
     return e;
-  if (Error e = checkCallGraph(module))
-    return e;
-  if (Error e = checkFusionDepth(module))
-    return e;
-  return checkEntryRoot(*entry);
+  // Cycles, calls of the entry, mixed contexts and nesting depth.
+  if (Expected<CallGraph> graph = CallGraph::build(module); !graph)
+    return graph.takeError();
+  return checkEntrySignature(*entry);
 }
 
 } // namespace kiln::ir

@@ -43,7 +43,7 @@ size_t valueHash(const Instruction &instruction) {
 bool sameValue(const Instruction &a, const Instruction &b) {
   if (a.opcode() != b.opcode() || a.shape() != b.shape() ||
       a.operands() != b.operands() || !(a.attrs() == b.attrs()) ||
-      a.calledComputation() != b.calledComputation())
+      a.calledComputations() != b.calledComputations())
     return false;
   return a.opcode() != Opcode::Constant || a.literal() == b.literal();
 }

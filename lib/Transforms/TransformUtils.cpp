@@ -131,8 +131,8 @@ bool removeUncalledComputations(ir::Module &module) {
     std::set<const ir::Computation *> called;
     for (const ir::Computation *computation : module.computations())
       for (const Instruction *instruction : computation->instructions())
-        if (instruction->calledComputation())
-          called.insert(instruction->calledComputation());
+        for (const ir::Computation *callee : instruction->calledComputations())
+          called.insert(callee);
     for (ir::Computation *computation : module.computations()) {
       if (computation == module.entry() || called.count(computation))
         continue;

@@ -39,6 +39,16 @@ struct Cases {
       FAIL(result.errorMessage());
     CHECK(result->toString() == expected.toString());
   }
+  void expectCalls(Opcode opcode, std::vector<Shape> operands,
+                   std::vector<const Computation *> called, Shape expected) {
+    INFO("opcode " << opcodeName(opcode));
+    covered.insert(opcode);
+    Expected<Shape> result =
+        inferShape(opcode, operands, Attributes(), Shape(), called);
+    if (!result)
+      FAIL(result.errorMessage());
+    CHECK(result->toString() == expected.toString());
+  }
   void expect(Opcode opcode, std::vector<Shape> operands, Attributes attrs,
               Shape expected) {
     expect(opcode, std::move(operands), std::move(attrs), Shape(), expected);
@@ -259,6 +269,30 @@ static void structureCases(Cases &cases) {
   callee->setRoot(callee->add(Opcode::Compare, pred({2}), {p0, p1}));
   cases.expect(Opcode::Fusion, {f32({2}), f32({2})}, {}, Shape(), pred({2}),
                callee);
+  cases.expectCalls(Opcode::Call, {f32({2}), f32({2})}, {callee}, pred({2}));
+
+  // A loop over (s32[], f32[2]): condition i < 3, body the identity.
+  Shape state = Shape::tuple({s32({}), f32({2})});
+  Computation *condition = module.addComputation("condition");
+  Instruction *cs = condition->addParameter(0, state);
+  Attributes first;
+  first.index = 0;
+  Instruction *ci = condition->add(Opcode::GetTupleElement, s32({}), {cs}, first);
+  Instruction *three = condition->addConstant(Literal::fromValues<int32_t>(s32({}), {3}));
+  Attributes lt;
+  lt.direction = ComparisonDirection::LT;
+  condition->setRoot(condition->add(Opcode::Compare, pred({}), {ci, three}, lt));
+  Computation *body = module.addComputation("body");
+  body->setRoot(body->addParameter(0, state));
+  cases.expectCalls(Opcode::While, {state}, {condition, body}, state);
+
+  Computation *negate = module.addComputation("negate");
+  negate->setRoot(negate->add(Opcode::Negate, f32({2}),
+                              {negate->addParameter(0, f32({2}))}));
+  cases.expectCalls(Opcode::Conditional, {pred({}), f32({2}), f32({2})},
+                    {negate, negate}, f32({2}));
+  cases.expectCalls(Opcode::Conditional, {s32({}), f32({2})}, {negate},
+                    f32({2}));
 }
 
 TEST_CASE("leaves, unary and convert", "[shape-inference]") {

@@ -61,9 +61,27 @@ public:
   /// The parameter number of a parameter.
   int64_t parameterNumber() const { return attrs_.index; }
 
-  /// The sub-computation a fusion calls.
-  Computation *calledComputation() const { return called_; }
-  void setCalledComputation(Computation *called) { called_ = called; }
+  /// The computations this instruction calls, in the slot order of its
+  /// opcode (calleeSlotName in Opcode.h): a fusion's fused computation; a
+  /// while's condition, then body; a conditional's branches; a call's
+  /// callee.
+  const std::vector<Computation *> &calledComputations() const {
+    return called_;
+  }
+  void setCalledComputations(std::vector<Computation *> called) {
+    called_ = std::move(called);
+  }
+  /// The first called computation (the only one of a fusion or a call), or
+  /// nullptr when it calls none.
+  Computation *calledComputation() const {
+    return called_.empty() ? nullptr : called_.front();
+  }
+  /// Makes `called` the only callee (none when null).
+  void setCalledComputation(Computation *called) {
+    called_.clear();
+    if (called)
+      called_.push_back(called);
+  }
 
   Computation *parent() const { return parent_; }
 
@@ -86,7 +104,7 @@ private:
   std::vector<Instruction *> users_;
   Attributes attrs_;
   Literal literal_;
-  Computation *called_ = nullptr;
+  std::vector<Computation *> called_;
   Computation *parent_ = nullptr;
   std::string sourceNode_;
 };

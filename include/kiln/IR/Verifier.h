@@ -37,6 +37,11 @@ Expected<Shape> inferShape(const Instruction &instruction);
 Expected<Shape> inferShape(Opcode opcode, const std::vector<Shape> &operands,
                            const Attributes &attrs, const Shape &declared,
                            const Computation *called = nullptr);
+/// The same with every callee, in Instruction::calledComputations order
+/// (a while's condition and body, a conditional's branches).
+Expected<Shape> inferShape(Opcode opcode, const std::vector<Shape> &operands,
+                           const Attributes &attrs, const Shape &declared,
+                           const std::vector<const Computation *> &called);
 
 /// Checks that `shape` is well formed: a known dtype, dimensions >= 0, an
 /// element count and byte size that fit in int64_t, tuples without
