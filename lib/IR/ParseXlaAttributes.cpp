@@ -142,6 +142,8 @@ bool HloParser::parseXlaOpAttribute(Opcode opcode, const Token &name,
   bool isGather = opcode == Opcode::Gather;
   bool isContraction = opcode == Opcode::Dot || opcode == Opcode::Convolution;
   handled = (opcode == Opcode::Compare && key == "type") ||
+            (opcode == Opcode::Reshape && key == "inferred_dimension") ||
+            (opcode == Opcode::Fusion && key == "output_to_operand_aliasing") ||
             (isGather && (key == "indices_are_sorted" ||
                           key == "operand_batching_dims" ||
                           key == "start_indices_batching_dims")) ||
@@ -153,6 +155,14 @@ bool HloParser::parseXlaOpAttribute(Opcode opcode, const Token &name,
     return false;
   if (key == "type")
     return parseCompareType(operands);
+  if (key == "inferred_dimension") {
+    // Which dimension the frontend inferred (-1 in a reshape to [-1, 4]);
+    // the result shape already says its size.
+    int64_t ignored;
+    return parseInt("dimension", ignored);
+  }
+  if (key == "output_to_operand_aliasing")
+    return skipBalanced(key); // a buffer-sharing hint; kiln assigns buffers
   if (key == "indices_are_sorted") {
     bool ignored; // a promise that helps XLA's code; kiln's gather is exact
     return parseBool(ignored);
