@@ -34,6 +34,63 @@ std::string withArticle(std::string_view noun);
 /// kiln's opcode names, and XLA's where they differ ("topk").
 std::optional<Opcode> parseXlaOpcodeName(std::string_view name);
 
+/// The parser's bookkeeping types. They live outside HloParser because a
+/// nested class with default member initializers is not yet default
+/// constructible inside its enclosing class (clang rejects
+/// std::optional<Signature>::emplace() there).
+namespace hlo_parser {
+
+/// A layout other than the default (major-to-minor = row-major) written
+/// on an array shape: "{0,1}" for f32[2,3]. Interior values ignore it;
+/// on an entry parameter or result it is an error (checkEntryLayouts).
+struct LayoutNote {
+  std::string layout; // "{0,1}"
+  std::string shape;  // "f32[2,3]" (the array it is on)
+  size_t offset = 0;
+};
+/// A shape as written, with its first non-default layout if any.
+struct WrittenShape {
+  Shape shape;
+  std::optional<LayoutNote> layout;
+  size_t offset = 0;
+};
+/// `(p: f32[], q: s32[]) -> f32[]` after a computation's name.
+struct Signature {
+  size_t offset = 0; // the '(' of the parameter list
+  std::vector<WrittenShape> parameters;
+  WrittenShape result;
+};
+/// A value name inside one computation.
+struct ValueInfo {
+  size_t offset = 0;
+  Instruction *instruction = nullptr;
+};
+struct ComputationInfo {
+  size_t offset = 0;
+  Computation *computation = nullptr;
+};
+/// Per-computation bookkeeping while its body is parsed. Instruction
+/// names are scoped to their computation; computation names are a
+/// namespace of their own (XLA's rule).
+struct BodyState {
+  Computation *computation = nullptr;
+  Token name;
+  Instruction *root = nullptr;
+  size_t rootOffset = 0;
+  Instruction *last = nullptr;
+  std::map<int64_t, size_t> parameterOffsets;
+  std::unordered_map<std::string_view, ValueInfo> values;
+  std::optional<Signature> signature;
+};
+/// What an instruction carries besides opcode, shape and operands.
+struct InstructionParts {
+  Attributes attrs;
+  std::vector<Computation *> called; // in the opcode's callee slots
+  std::string sourceNode;            // metadata op_name
+};
+
+} // namespace hlo_parser
+
 class HloParser {
 public:
   HloParser(std::string_view text, std::string_view fileName)
@@ -41,54 +98,13 @@ public:
   Expected<std::unique_ptr<Module>> run();
 
 private:
-  /// A layout other than the default (major-to-minor = row-major) written
-  /// on an array shape: "{0,1}" for f32[2,3]. Interior values ignore it;
-  /// on an entry parameter or result it is an error (checkEntryLayouts).
-  struct LayoutNote {
-    std::string layout; // "{0,1}"
-    std::string shape;  // "f32[2,3]" (the array it is on)
-    size_t offset = 0;
-  };
-  /// A shape as written, with its first non-default layout if any.
-  struct WrittenShape {
-    Shape shape;
-    std::optional<LayoutNote> layout;
-    size_t offset = 0;
-  };
-  /// `(p: f32[], q: s32[]) -> f32[]` after a computation's name.
-  struct Signature {
-    size_t offset = 0; // the '(' of the parameter list
-    std::vector<WrittenShape> parameters;
-    WrittenShape result;
-  };
-  /// A value name inside one computation.
-  struct ValueInfo {
-    size_t offset = 0;
-    Instruction *instruction = nullptr;
-  };
-  struct ComputationInfo {
-    size_t offset = 0;
-    Computation *computation = nullptr;
-  };
-  /// Per-computation bookkeeping while its body is parsed. Instruction
-  /// names are scoped to their computation; computation names are a
-  /// namespace of their own (XLA's rule).
-  struct BodyState {
-    Computation *computation = nullptr;
-    Token name;
-    Instruction *root = nullptr;
-    size_t rootOffset = 0;
-    Instruction *last = nullptr;
-    std::map<int64_t, size_t> parameterOffsets;
-    std::unordered_map<std::string_view, ValueInfo> values;
-    std::optional<Signature> signature;
-  };
-  /// What an instruction carries besides opcode, shape and operands.
-  struct InstructionParts {
-    Attributes attrs;
-    std::vector<Computation *> called; // in the opcode's callee slots
-    std::string sourceNode;            // metadata op_name
-  };
+  using LayoutNote = hlo_parser::LayoutNote;
+  using WrittenShape = hlo_parser::WrittenShape;
+  using Signature = hlo_parser::Signature;
+  using ValueInfo = hlo_parser::ValueInfo;
+  using ComputationInfo = hlo_parser::ComputationInfo;
+  using BodyState = hlo_parser::BodyState;
+  using InstructionParts = hlo_parser::InstructionParts;
 
   // Tokens and errors (Parser.cpp).
   void advance() { tok_ = lexer_.next(); }
