@@ -244,7 +244,7 @@ bool HloParser::parseReducerCallee(Attributes &attrs,
                              callee->name(), match.mismatch));
   // The init value (operand 1 of reduce and reduce-window) has the type
   // the reducer combines.
-  DType combined = callee->parameter(0)->shape().dtype();
+  DType combined = callee->parameters().front()->shape().dtype();
   if (operands.size() == 2 && !operands[1]->shape().isTuple() &&
       operands[1]->shape().dtype() != combined)
     return error(offset,

@@ -32,6 +32,12 @@ ReducerMatch matchBinaryReducer(const Computation &computation) {
     return mismatch(fmt::format("it has {} parameter{}, not 2",
                                 parameters.size(),
                                 parameters.size() == 1 ? "" : "s"));
+  if (parameters[0]->parameterNumber() != 0 ||
+      parameters[1]->parameterNumber() != 1)
+    return mismatch(fmt::format("its parameters are numbered {} and {}, not "
+                                "0 and 1",
+                                parameters[0]->parameterNumber(),
+                                parameters[1]->parameterNumber()));
   const Shape &type = parameters[0]->shape();
   if (type.isTuple() || type.rank() != 0 || parameters[1]->shape() != type)
     return mismatch(fmt::format("its parameters are {} and {}, not two scalars "

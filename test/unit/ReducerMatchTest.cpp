@@ -67,6 +67,15 @@ TEST_CASE("other computations are not reducers, and say why",
   CHECK(matchBinaryReducer(*arrays).mismatch ==
         "its parameters are f32[2] and f32[2], not two scalars of one type");
 
+  // Parameter numbers with a gap (the verifier never sees a reducer the
+  // parser folds into reducer=, so the matcher checks them).
+  auto gap = std::make_unique<Computation>("gap");
+  Instruction *g0 = gap->addParameter(0, scalar, "g0");
+  Instruction *g2 = gap->addParameter(2, scalar, "g2");
+  gap->setRoot(gap->add(Opcode::Add, scalar, {g0, g2}));
+  CHECK(matchBinaryReducer(*gap).mismatch ==
+        "its parameters are numbered 0 and 2, not 0 and 1");
+
   // One parameter.
   auto unary = std::make_unique<Computation>("unary");
   Instruction *p = unary->addParameter(0, scalar, "p");

@@ -24,7 +24,7 @@ struct ReducerMatch {
 };
 
 /// Whether `computation` is `ROOT r = T[] OP(p0, p1)` over its two scalar
-/// parameters of one dtype T (either operand order), with OP one of add,
+/// parameters (numbered 0 and 1) of one dtype T (either operand order), with OP one of add,
 /// multiply, maximum, minimum, and, or. Other instructions may not appear:
 /// the computation must be exactly the reducer.
 ReducerMatch matchBinaryReducer(const Computation &computation);
