@@ -22,6 +22,7 @@
 
 #include <algorithm>
 #include <fmt/format.h>
+#include <functional>
 #include <set>
 #include <tuple>
 
@@ -120,19 +121,52 @@ ValueRef BufferAssignment::resolve(ValueRef value) {
 
 namespace {
 
-/// Builds everything; kept out of the public class to keep it small.
+/// The schedules of computations run by while and conditional.
+using CalleeSchedules =
+    std::map<const ir::Computation *, std::vector<const Instruction *>>;
+
+class Builder;
+
+/// The computations one while or conditional runs, each assigned by a
+/// Builder of its own into one arena block: `block` (when any callee needs
+/// arena bytes), live only at the caller's position. Conditions and bodies
+/// run one after the other, and only one branch runs, so they share it.
+struct CalleeBlock {
+  const Instruction *caller = nullptr;
+  std::vector<std::unique_ptr<Builder>> builders;
+  int64_t bytes = 0;
+  // A callee has no results or write-backs of its own.
+  std::vector<ValueRef> noResults;
+  std::vector<WriteBack> noWriteBacks;
+};
+
+/// Builds everything for one computation (the entry, or a callee run by
+/// while or conditional, recursively); kept out of the public class to keep
+/// it small.
 class Builder {
 public:
-  Builder(const ir::Computation &entry, std::map<ValueRef, BufferSlice> &slices,
+  enum class Role { Entry, Callee };
+
+  Builder(const ir::Computation &entry, Role role,
+          std::map<ValueRef, BufferSlice> &slices,
           std::vector<ValueRef> &results, std::vector<WriteBack> &writeBacks,
           std::map<ValueRef, std::pair<int64_t, int64_t>> &ranges,
-          std::map<ValueRef, ValueRef> &inPlace)
-      : entry_(entry), slices_(slices), results_(results),
-        writeBacks_(writeBacks), ranges_(ranges), inPlace_(inPlace) {}
+          std::map<ValueRef, ValueRef> &inPlace, CalleeSchedules &schedules)
+      : entry_(entry), role_(role), slices_(slices), results_(results),
+        writeBacks_(writeBacks), ranges_(ranges), inPlace_(inPlace),
+        schedules_(schedules) {}
 
   /// Fills `schedule` and the totals.
   Error run(std::vector<const Instruction *> &schedule,
             const std::vector<ArgWriteBack> &specs, Totals &totals);
+
+  /// Moves every arena slice this builder and its callees placed up by
+  /// `offset` (a callee's block is placed by its caller, after the callee).
+  void shiftBy(int64_t offset);
+  /// Gives the parameters of every callee below this computation the
+  /// slices of the values they receive (loop state, branch operands).
+  /// Runs top-down, after every shift, so outer aliases exist first.
+  Error aliasCalleeParameters();
 
 private:
   Error classify(const Instruction *instruction);
@@ -152,8 +186,12 @@ private:
   int64_t placeArena();
   std::pair<int64_t, int64_t> peakLiveBytes(int64_t end) const;
   void aliasFusionRoots();
+  Error classifyCallees(const Instruction *caller);
+  void keepRootLive(int64_t end);
+  Error aliasParameter(const ir::Computation &callee, ValueRef received);
 
   const ir::Computation &entry_;
+  Role role_;
   std::map<ValueRef, BufferSlice> &slices_;
   std::vector<ValueRef> &results_;
   std::vector<WriteBack> &writeBacks_;
@@ -165,13 +203,24 @@ private:
   std::map<ValueRef, const Instruction *> owner_;
   std::vector<const Instruction *> fusions_;
   std::map<ValueRef, ValueRef> &inPlace_; // contraction -> its fusion
+  CalleeSchedules &schedules_;
+  std::vector<CalleeBlock> calleeBlocks_;
+  /// Every value whose slice this builder (or a callee's) wrote, so
+  /// shiftBy can move them.
+  std::vector<ValueRef> placed_;
 };
+
+/// ValueRef::tupleIndex of the arena block of a while's or conditional's
+/// callees.
+constexpr int64_t kCalleeBlockIndex = -3;
 } // namespace
 
 Error Builder::classify(const Instruction *instruction) {
   const ir::Shape &shape = instruction->shape();
   switch (instruction->opcode()) {
   case Opcode::Parameter:
+    if (role_ == Role::Callee)
+      return Error::success(); // aliasCalleeParameters, once placed
     if (shape.isTuple())
       return makeError("buffer assignment: tuple-shaped parameter '{}' is "
                        "not supported; pass each element as its own parameter",
@@ -203,7 +252,107 @@ Error Builder::classify(const Instruction *instruction) {
   }
   if (instruction->opcode() == Opcode::Fusion)
     return classifyFusion(instruction);
+  if (instruction->opcode() == Opcode::Call)
+    return makeError("buffer assignment: call '{}' must be inlined first "
+                     "(the inline-calls pass)",
+                     instruction->name());
+  if (ir::callsSequentially(instruction->opcode()))
+    return classifyCallees(instruction);
   return Error::success();
+}
+
+/// Assigns each callee of a while or conditional on its own (recursively),
+/// and reserves the largest of their arenas as one block live only while
+/// `caller` runs.
+Error Builder::classifyCallees(const Instruction *caller) {
+  CalleeBlock &block = calleeBlocks_.emplace_back();
+  block.caller = caller;
+  for (const ir::Computation *callee : caller->calledComputations()) {
+    if (schedules_.count(callee))
+      return makeError("buffer assignment: computation '{}' is run by more "
+                       "than one instruction; clone it first (the "
+                       "flatten-call-graph pass)",
+                       callee->name());
+    auto builder = std::make_unique<Builder>(
+        *callee, Role::Callee, slices_, block.noResults, block.noWriteBacks,
+        ranges_, inPlace_, schedules_);
+    Totals totals;
+    if (Error e = builder->run(schedules_[callee], {}, totals))
+      return e;
+    block.bytes = std::max(block.bytes, totals.arenaBytes);
+    block.builders.push_back(std::move(builder));
+  }
+  if (block.bytes > 0) {
+    ValueRef value{caller, kCalleeBlockIndex};
+    addArenaValue(value, block.bytes, caller);
+    fixedRange_.insert(value);
+  }
+  return Error::success();
+}
+
+void Builder::shiftBy(int64_t offset) {
+  for (ValueRef value : placed_) {
+    BufferSlice &slice = slices_.at(value);
+    if (slice.kind == BufferKind::Arena)
+      slice.offset += offset;
+  }
+}
+
+/// `callee`'s parameter 0 receives `received` (an array, or a tuple whose
+/// elements each have a slice): the parameter's values take those slices.
+Error Builder::aliasParameter(const ir::Computation &callee,
+                              ValueRef received) {
+  const Instruction *parameter = callee.parameter(0);
+  if (!parameter)
+    return Error::success();
+  const ir::Shape &shape = parameter->shape();
+  if (!shape.isTuple()) {
+    slices_[{parameter, -1}] = slices_.at(resolveValue(received));
+    return Error::success();
+  }
+  for (size_t i = 0; i < shape.tupleElements().size(); ++i) {
+    if (shape.tupleElements()[i].isTuple())
+      return makeError("buffer assignment: parameter '{}' of '{}' has a "
+                       "nested tuple element",
+                       parameter->name(), callee.name());
+    ValueRef element = received.tupleIndex < 0
+                           ? ValueRef{received.instruction, int64_t(i)}
+                           : received;
+    slices_[{parameter, int64_t(i)}] = slices_.at(resolveValue(element));
+  }
+  return Error::success();
+}
+
+Error Builder::aliasCalleeParameters() {
+  for (CalleeBlock &block : calleeBlocks_) {
+    const Instruction *caller = block.caller;
+    const std::vector<ir::Computation *> &callees = caller->calledComputations();
+    for (size_t k = 0; k < callees.size(); ++k) {
+      // A while's condition and body both see the loop state (the while's
+      // own slices); branch k sees operand k + 1.
+      ValueRef received = caller->opcode() == Opcode::While
+                              ? ValueRef{caller, -1}
+                              : ValueRef{caller->operand(k + 1), -1};
+      if (Error e = aliasParameter(*callees[k], received))
+        return e;
+    }
+    for (auto &builder : block.builders)
+      if (Error e = builder->aliasCalleeParameters())
+        return e;
+  }
+  return Error::success();
+}
+
+/// A callee's root values are copied out (into the loop state or the
+/// conditional's result) after its last instruction, so they stay live.
+void Builder::keepRootLive(int64_t end) {
+  std::vector<ValueRef> root;
+  containedValues(entry_.root(), root);
+  for (ValueRef value : root) {
+    auto range = ranges_.find(value);
+    if (range != ranges_.end() && !fixedRange_.count(value))
+      range->second.second = end;
+  }
 }
 
 /// Packing scratch of a dot: live only while the dot runs, like fused values.
@@ -222,6 +371,7 @@ void Builder::addArenaValue(ValueRef value, int64_t bytes,
   slices_[value] = {BufferKind::Arena, 0, 0, bytes};
   owner_[value] = owner;
   arenaOrder_.push_back(value);
+  placed_.push_back(value);
 }
 
 /// Fused instructions that cannot be generated element by element get
@@ -313,6 +463,11 @@ MemoryModel Builder::memoryModel() const {
       model.transient[owner] += bytes;
     else
       model.defined[owner][value] = bytes;
+  }
+  if (role_ == Role::Callee) { // keepRootLive
+    std::vector<ValueRef> root;
+    containedValues(entry_.root(), root);
+    model.liveOut.insert(root.begin(), root.end());
   }
   for (const WriteBack &writeBack : writeBacks_) {
     model.liveOut.insert(writeBack.value);
@@ -461,15 +616,20 @@ int64_t Builder::placeArena() {
 /// A materialized fused root is written straight into the fusion's slice,
 /// and so is an output fusion's contraction.
 void Builder::aliasFusionRoots() {
-  for (const auto &[contraction, fusion] : inPlace_)
-    slices_[contraction] = slices_[fusion];
+  auto alias = [&](ValueRef value, ValueRef owner) {
+    slices_[value] = slices_[owner];
+    placed_.push_back(value); // a copy: shiftBy moves it too
+  };
+  for (const Instruction *fusion : fusions_)
+    if (const Instruction *contraction = outputFusionContraction(*fusion))
+      alias({contraction, -1}, {fusion, -1});
   for (const Instruction *fusion : fusions_) {
     const Instruction *root = fusion->calledComputation()->root();
     if (root->opcode() == Opcode::Tuple) {
       for (size_t i = 0; i < root->operandCount(); ++i) {
         const Instruction *op = root->operand(i);
         if (!ir::isElementalInFusion(op->opcode()) && !op->shape().isTuple())
-          slices_[{op, -1}] = slices_[{fusion, int64_t(i)}];
+          alias({op, -1}, {fusion, int64_t(i)});
       }
       continue;
     }
@@ -479,7 +639,7 @@ void Builder::aliasFusionRoots() {
     size_t count = shape.isTuple() ? shape.tupleElements().size() : 1;
     for (size_t i = 0; i < count; ++i) {
       int64_t index = shape.isTuple() ? int64_t(i) : -1;
-      slices_[{root, index}] = slices_[{fusion, index}];
+      alias({root, index}, {fusion, index});
     }
   }
 }
@@ -517,10 +677,12 @@ Error Builder::run(std::vector<const Instruction *> &schedule,
   for (const Instruction *instruction : entry_.instructions())
     if (Error e = classify(instruction))
       return e;
-  if (Error e = splitRoot(specs))
-    return e;
-  // Results stay live to the end (they are not in the arena anyway).
-  assignResults();
+  if (role_ == Role::Entry) {
+    if (Error e = splitRoot(specs))
+      return e;
+    // Results stay live to the end (they are not in the arena anyway).
+    assignResults();
+  }
   if (Error e = checkArenaFitsInt64())
     return e;
   Schedule chosen = scheduleForMemory(entry_, memoryModel());
@@ -530,7 +692,18 @@ Error Builder::run(std::vector<const Instruction *> &schedule,
   computeLastUses(schedule);
   int64_t end = int64_t(schedule.size());
   keepWriteBacksLive(end);
+  if (role_ == Role::Callee)
+    keepRootLive(end);
   totals.arenaBytes = placeStaging(placeArena());
+  for (CalleeBlock &block : calleeBlocks_) {
+    auto slice = slices_.find({block.caller, kCalleeBlockIndex});
+    int64_t base = slice == slices_.end() ? 0 : slice->second.offset;
+    for (auto &builder : block.builders) {
+      builder->shiftBy(base);
+      placed_.insert(placed_.end(), builder->placed_.begin(),
+                     builder->placed_.end());
+    }
+  }
   aliasFusionRoots();
   std::tie(totals.peakLiveBytes, totals.peakPosition) = peakLiveBytes(end);
   assert(totals.peakLiveBytes == chosen.peakLiveBytes &&
@@ -546,9 +719,12 @@ BufferAssignment::build(const ir::Module &module,
     return makeError("buffer assignment: module '{}' has no entry computation",
                      module.name());
   BufferAssignment result;
-  Builder builder(*entry, result.slices_, result.results_, result.writeBacks_,
-                  result.liveRanges_, result.inPlace_);
+  Builder builder(*entry, Builder::Role::Entry, result.slices_,
+                  result.results_, result.writeBacks_, result.liveRanges_,
+                  result.inPlace_, result.calleeSchedules_);
   if (Error e = builder.run(result.schedule_, writeBacks, result.totals_))
+    return e;
+  if (Error e = builder.aliasCalleeParameters())
     return e;
   return result;
 }
@@ -581,6 +757,8 @@ bool BufferAssignment::resultNeedsCopy(int64_t i) const {
 }
 
 static std::string valueName(ValueRef value) {
+  if (value.tupleIndex == kCalleeBlockIndex)
+    return "%" + value.instruction->name() + " (callee block)";
   if (value.tupleIndex == BufferAssignment::kScratchIndex)
     return "%" + value.instruction->name() + " (packing scratch)";
   if (value.tupleIndex < 0)
@@ -596,13 +774,28 @@ std::vector<ValueRef> BufferAssignment::printOrder() const {
   std::vector<std::pair<Key, ValueRef>> order;
   std::map<const ir::Instruction *, int64_t> position;
   std::map<const ir::Instruction *, std::pair<int64_t, int64_t>> fused;
+  // Values of callees print after the entry's, grouped by the entry
+  // instruction that runs them, in their own order (schedule or stored).
+  std::function<void(const ir::Instruction *, int64_t, int64_t &)> nest =
+      [&](const ir::Instruction *caller, int64_t at, int64_t &next) {
+        for (const ir::Computation *callee : caller->calledComputations()) {
+          std::vector<const ir::Instruction *> inner;
+          if (auto it = calleeSchedules_.find(callee);
+              it != calleeSchedules_.end())
+            inner = it->second;
+          else
+            for (const ir::Instruction *value : callee->instructions())
+              inner.push_back(value);
+          for (const ir::Instruction *value : inner) {
+            fused.try_emplace(value, at, next++);
+            nest(value, at, next);
+          }
+        }
+      };
   for (size_t i = 0; i < schedule_.size(); ++i) {
     position[schedule_[i]] = int64_t(i);
-    if (const ir::Computation *called = schedule_[i]->calledComputation()) {
-      std::vector<ir::Instruction *> inner = called->instructions();
-      for (size_t j = 0; j < inner.size(); ++j)
-        fused.try_emplace(inner[j], int64_t(i), int64_t(j));
-    }
+    int64_t next = 0;
+    nest(schedule_[i], int64_t(i), next);
   }
   int64_t fusedKey = int64_t(schedule_.size());
   for (const auto &[value, slice] : slices_) {

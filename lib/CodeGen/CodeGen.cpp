@@ -87,22 +87,12 @@ Error emitConstant(EmitterContext &, const ir::Instruction &) {
   return Error::success();
 }
 
-/// Copies `source` into `target` with a generated loop (never a memcpy
-/// call: the object must link with nothing but itself).
-static Error copyBuffer(EmitterContext &ctx, const BufferRef &target,
-                       const BufferRef &source) {
-  return ctx.emitElementLoop(
-      target, true, [&](const ElementIndex &index) -> Expected<llvm::Value *> {
-        return ctx.loadElement(source, index.linear, index.lanes);
-      });
-}
-
 static Error copyResults(EmitterContext &ctx) {
   const analysis::BufferAssignment &buffers = ctx.buffers();
   for (int64_t i = 0; i < buffers.resultCount(); ++i) {
     if (!buffers.resultNeedsCopy(i))
       continue;
-    if (Error e = copyBuffer(ctx, ctx.resultBuffer(i),
+    if (Error e = copyValue(ctx, ctx.resultBuffer(i),
                              ctx.buffer(buffers.resultValue(i))))
       return e;
   }
@@ -124,7 +114,7 @@ static Error writeBackArguments(EmitterContext &ctx) {
   };
   for (const analysis::WriteBack &writeBack : buffers.writeBacks())
     if (writeBack.staging)
-      if (Error e = copyBuffer(ctx, stagingBuffer(writeBack),
+      if (Error e = copyValue(ctx, stagingBuffer(writeBack),
                                ctx.buffer(writeBack.value)))
         return e;
   for (const analysis::WriteBack &writeBack : buffers.writeBacks()) {
@@ -132,7 +122,7 @@ static Error writeBackArguments(EmitterContext &ctx) {
       continue;
     BufferRef source = writeBack.staging ? stagingBuffer(writeBack)
                                          : ctx.buffer(writeBack.value);
-    if (Error e = copyBuffer(ctx, ctx.buffer(writeBack.target), source))
+    if (Error e = copyValue(ctx, ctx.buffer(writeBack.target), source))
       return e;
   }
   return Error::success();
@@ -177,13 +167,12 @@ static llvm::Function *createEntryFunction(llvm::Module &module,
 }
 
 /// Emits `body` into a new internal function `name`(args, results, arena,
-/// pool) and calls it at the end of `entry`; returns the call. A body that
-/// emits nothing (a parameter, a constant, a tuple) leaves no function and
-/// no call (null).
-static Expected<llvm::CallInst *> emitPiece(EmitterContext &ctx,
-                                            llvm::Function &entry,
-                                            const std::string &name,
-                                            llvm::function_ref<Error()> body) {
+/// pool) with `entry`'s attributes. A body that emits nothing (a
+/// parameter, a constant, a tuple) leaves no function (null). The builder's
+/// insertion point is the caller's to restore.
+static Expected<llvm::Function *>
+emitPieceFunction(EmitterContext &ctx, llvm::Function &entry,
+                  const std::string &name, llvm::function_ref<Error()> body) {
   llvm::LLVMContext &context = ctx.context();
   auto *function = llvm::Function::Create(
       entryType(context, llvm::Type::getVoidTy(context)),
@@ -202,7 +191,6 @@ static Expected<llvm::CallInst *> emitPiece(EmitterContext &ctx,
   Error error = body();
   builder.CreateRetVoid();
   llvm::BranchInst::Create(start, prologue);
-  builder.SetInsertPoint(&entry.back());
   if (error)
     return error;
   bool empty =
@@ -211,6 +199,47 @@ static Expected<llvm::CallInst *> emitPiece(EmitterContext &ctx,
     function->eraseFromParent();
     return nullptr;
   }
+  return function;
+}
+
+/// One function per instruction of `schedule` that emits code, in order.
+/// A while's or conditional's callees get theirs first (recursively), and
+/// its own function calls them (ControlFlow.cpp).
+static Expected<std::vector<std::pair<const ir::Instruction *, llvm::Function *>>>
+emitPieces(EmitterContext &ctx, llvm::Function &entry,
+           const std::vector<const ir::Instruction *> &schedule) {
+  std::vector<std::pair<const ir::Instruction *, llvm::Function *>> pieces;
+  for (const ir::Instruction *instruction : schedule) {
+    std::vector<std::vector<llvm::Function *>> calleePieces;
+    if (ir::callsSequentially(instruction->opcode())) {
+      for (const ir::Computation *callee : instruction->calledComputations()) {
+        auto inner = emitPieces(ctx, entry, ctx.buffers().schedule(*callee));
+        if (!inner)
+          return inner.takeError();
+        std::vector<llvm::Function *> &functions = calleePieces.emplace_back();
+        for (const auto &[_, function] : *inner)
+          functions.push_back(function);
+      }
+    }
+    Expected<llvm::Function *> function = emitPieceFunction(
+        ctx, entry, ctx.options().entryName + "." + instruction->name(), [&] {
+          if (ir::callsSequentially(instruction->opcode()))
+            return emitControlFlow(ctx, *instruction, calleePieces);
+          return emitInstruction(ctx, *instruction);
+        });
+    if (!function)
+      return function.takeError();
+    if (*function)
+      pieces.push_back({instruction, *function});
+  }
+  return pieces;
+}
+
+/// Calls `function` at the end of `entry` with its four arguments.
+static llvm::CallInst *callFromEntry(EmitterContext &ctx, llvm::Function &entry,
+                                     llvm::Function *function) {
+  llvm::IRBuilder<> &builder = ctx.builder();
+  builder.SetInsertPoint(&entry.back());
   return builder.CreateCall(function, {entry.getArg(0), entry.getArg(1),
                                        entry.getArg(2), entry.getArg(3)});
 }
@@ -230,25 +259,28 @@ Expected<CodeGenResult> emitModule(const ir::Module &module,
   EmitterContext ctx(*llvmModule, builder, buffers, options, target);
   ctx.setEntryFunction(entry);
   std::vector<ProfiledCall> calls; // every kernel call, for --profile
-  for (const ir::Instruction *instruction : buffers.schedule()) {
-    Expected<llvm::CallInst *> call = emitPiece(
-        ctx, *entry, options.entryName + "." + instruction->name(),
-        [&] { return emitInstruction(ctx, *instruction); });
-    if (!call)
-      return call.takeError();
-    if (*call && options.profile)
-      calls.push_back({*call, describeKernel(*instruction)});
+  auto pieces = emitPieces(ctx, *entry, buffers.schedule());
+  if (!pieces)
+    return pieces.takeError();
+  for (const auto &[instruction, function] : *pieces) {
+    llvm::CallInst *call = callFromEntry(ctx, *entry, function);
+    if (options.profile)
+      calls.push_back({call, describeKernel(*instruction)});
   }
-  Expected<llvm::CallInst *> copies =
-      emitPiece(ctx, *entry, options.entryName + ".results", [&] {
+  Expected<llvm::Function *> copies =
+      emitPieceFunction(ctx, *entry, options.entryName + ".results", [&] {
         if (Error e = copyResults(ctx))
           return e;
         return writeBackArguments(ctx);
       });
   if (!copies)
     return copies.takeError();
-  if (*copies && options.profile)
-    calls.push_back({*copies, describeResultCopies(buffers)});
+  if (*copies) {
+    llvm::CallInst *call = callFromEntry(ctx, *entry, *copies);
+    if (options.profile)
+      calls.push_back({call, describeResultCopies(buffers)});
+  }
+  builder.SetInsertPoint(&entry->back());
   builder.CreateRet(builder.getInt32(0));
   if (options.profile)
     instrumentEntry(*entry, options.entryName, calls);

@@ -22,6 +22,18 @@ namespace kiln::codegen {
 /// over the output calling generateElement, vectorized when it can be.
 Error emitElemental(EmitterContext &ctx, const ir::Instruction &instruction);
 
+/// Copies `source` into `target` (same dtype and element count) with a
+/// generated loop.
+Error copyValue(EmitterContext &ctx, const BufferRef &target,
+                const BufferRef &source);
+
+/// The code of a while or conditional (ControlFlow.cpp), in the function
+/// being emitted: `calleePieces[k]` are the functions running callee k's
+/// schedule (condition, body; or each branch), called in order.
+Error emitControlFlow(
+    EmitterContext &ctx, const ir::Instruction &instruction,
+    const std::vector<std::vector<llvm::Function *>> &calleePieces);
+
 /// Applies elementwise opcode `opcode` (not compare/convert, which need more
 /// than the operand dtype) to compute values `operands` of dtype `dtype`.
 /// Works for scalars and vectors. Returns nullptr when the opcode/dtype pair

@@ -8,8 +8,13 @@ namespace kiln::driver {
 Expected<std::unique_ptr<ir::Module>> optimizedCopy(const ir::Module &module,
                                                     bool optimize, bool fusion) {
   std::unique_ptr<ir::Module> copy = module.clone();
-  if (!optimize)
+  if (!optimize) {
+    // Code generation needs calls inlined and one site per loop body.
+    if (Error error = runCallLowering(*copy))
+      return makeError("internal error while lowering calls: {}",
+                       error.message());
     return copy;
+  }
   PipelineOptions options;
   options.fusion = fusion;
   if (Error error = runDefaultPipeline(*copy, options))

@@ -46,6 +46,9 @@ bool isFoldable(const Instruction &instruction) {
       opcode == Opcode::Iota || isBroadcastOfConstant(instruction) ||
       instruction.shape().isTuple())
     return false;
+  // The fold budget cannot bound a loop; callees are folded inside instead.
+  if (ir::calleeCount(opcode) != 0)
+    return false;
   // Dead code is dce's business; folding it would only churn.
   return !instruction.users().empty() ||
          instruction.parent()->root() == &instruction;

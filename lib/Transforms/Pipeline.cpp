@@ -9,6 +9,8 @@
 
 #include "kiln/IR/Verifier.h"
 
+#include <functional>
+
 namespace kiln {
 
 namespace {
@@ -75,16 +77,20 @@ std::unique_ptr<Pass> createSimplificationLoop() {
                                           kMaxRounds);
 }
 
-class DefaultPipelinePass final : public Pass {
+/// A PassManager as one pass, reporting whether any of its passes changed
+/// the module.
+class PipelinePass final : public Pass {
 public:
-  DefaultPipelinePass() {
-    buildDefaultPipeline(manager_);
+  PipelinePass(std::string name,
+               const std::function<void(PassManager &)> &build)
+      : name_(std::move(name)) {
+    build(manager_);
     manager_.setAfterPassHook(
         [this](std::string_view, const ir::Module &, bool changed) {
           changed_ |= changed;
         });
   }
-  std::string_view name() const override { return "default-pipeline"; }
+  std::string_view name() const override { return name_; }
   Expected<bool> run(ir::Module &module) override {
     changed_ = false;
     if (Error error = manager_.run(module))
@@ -93,13 +99,37 @@ public:
   }
 
 private:
+  std::string name_;
   PassManager manager_;
   bool changed_ = false;
 };
+
 } // namespace
 
+std::unique_ptr<Pass> createLowerCallsPass() {
+  return std::make_unique<PipelinePass>("lower-calls", buildCallLowering);
+}
+
+void buildCallLowering(PassManager &manager) {
+  // Calls first: the copies may share the computations they run.
+  manager.addPass(createInlineCallsPass());
+  manager.addPass(createFlattenCallGraphPass());
+  // Last: rewrites before it may turn a root element into another state
+  // element (x * 1 -> x).
+  manager.addPass(createLoopStateCopiesPass());
+}
+
+Error runCallLowering(ir::Module &module) {
+  PassManager manager;
+  buildCallLowering(manager);
+  return manager.run(module);
+}
+
 std::unique_ptr<Pass> createDefaultPipelinePass() {
-  return std::make_unique<DefaultPipelinePass>();
+  return std::make_unique<PipelinePass>(
+      "default-pipeline", [](PassManager &manager) {
+        buildDefaultPipeline(manager);
+      });
 }
 
 void buildDefaultPipeline(PassManager &manager,
@@ -119,6 +149,7 @@ void buildDefaultPipeline(PassManager &manager,
     // Expensive values `fusion` would not duplicate, with their consumers.
     manager.addPass(createMultiOutputFusionPass());
   }
+  buildCallLowering(manager);
   // Code generation relies on a verified module; cheap next to codegen.
   manager.addPass(createVerifyPass());
 }

@@ -136,6 +136,12 @@ public:
   const std::vector<const ir::Instruction *> &schedule() const {
     return schedule_;
   }
+  /// The order in which a computation run by while or conditional runs its
+  /// instructions (its values live in the caller's arena block).
+  const std::vector<const ir::Instruction *> &
+  schedule(const ir::Computation &callee) const {
+    return calleeSchedules_.at(&callee);
+  }
 
   /// The live range [first, last] of an arena value, in schedule positions.
   std::pair<int64_t, int64_t> liveRange(ValueRef value) const;
@@ -158,6 +164,8 @@ private:
   std::vector<ValueRef> results_;
   std::vector<WriteBack> writeBacks_;
   std::vector<const ir::Instruction *> schedule_;
+  std::map<const ir::Computation *, std::vector<const ir::Instruction *>>
+      calleeSchedules_;
   std::map<ValueRef, std::pair<int64_t, int64_t>> liveRanges_;
   /// Output-fusion contractions -> the fusion whose output they share.
   std::map<ValueRef, ValueRef> inPlace_;

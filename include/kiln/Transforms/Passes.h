@@ -16,10 +16,19 @@ struct PipelineOptions {
   bool fusion = true;
 };
 
+/// Adds what code generation needs of any module, optimized or not, to
+/// `manager`: inline-calls, flatten-call-graph (one call site per
+/// computation run by while or conditional) and loop-state-copies. Also
+/// registered as the pass `lower-calls`.
+void buildCallLowering(PassManager &manager);
+
+/// Runs the call lowering on `module` in place.
+Error runCallLowering(ir::Module &module);
+
 /// Adds kiln's default optimization pipeline to `manager`: verify; then
 /// constant-folding, algebraic-simplifier, cse and dce repeated until a
 /// round changes nothing (at most 8 rounds); output-fusion; fusion;
-/// multi-output-fusion; verify. Every pass preserves the module's results exactly (no float
+/// multi-output-fusion; the call lowering; verify. Every pass preserves the module's results exactly (no float
 /// reassociation). Also registered as the pass `default-pipeline`.
 void buildDefaultPipeline(PassManager &manager,
                           const PipelineOptions &options = {});
