@@ -53,7 +53,11 @@ def hlo_words():
                     'lib/IR/DType.cpp')
     attributes = literals(parser, r'[a-z][a-z0-9_]*')
     keywords = {'HloModule', 'ENTRY', 'ROOT', '{', '}', '(', ')', '[', ']', '=', ',', ':',
-                'true', 'false', 'inf', '-inf', 'nan', '0x', '->'}
+                'true', 'false', 'inf', '-inf', 'nan', '0x', '->',
+                # XLA's text (docs/hlo.md, "Reading XLA's HLO text").
+                '%', '"', '/*', '*/', '//', '{1,0}', '{0,1}', ':T(8,128)', 'S(1)', '<=',
+                'FileNames', 'FunctionNames', 'FileLocations', 'StackFrames',
+                'control-predecessors='}
     return set(opcodes) | {a + '=' for a in attributes} | attributes | keywords
 
 

@@ -1,10 +1,15 @@
 //===- HloParser.h - Recursive-descent parser for HLO text ------*- C++ -*-===//
 //
 // Internal to lib/IR; the public entry point is parseModule (Parser.h). The
-// implementation is split by topic: Parser.cpp (module structure, names,
-// shapes), ParseAttributes.cpp (opcode attributes), ParseLiteral.cpp
-// (constants). Every parse function returns false after recording the first
-// error; nothing is recovered, so the first message is the one shown.
+// implementation is split by topic: Parser.cpp (computations, instructions,
+// names), ParseShape.cpp (shapes and XLA layouts, entry layout checks),
+// ParseModuleHeader.cpp (the HloModule line and XLA's module attributes and
+// stack-frame tables), ParseAttributes.cpp (opcode attributes from the
+// HloSyntax table), ParseXlaAttributes.cpp (XLA's generic attributes such as
+// metadata, and XLA's spellings of kiln's ops: to_apply reducers, old
+// dynamic-slice indices), ParseLiteral.cpp (constants). Every parse function
+// returns false after recording the first error; nothing is recovered, so the
+// first message is the one shown.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_LIB_IR_HLOPARSER_H
@@ -20,8 +25,71 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 namespace kiln::ir {
+
+/// "a dimension", "an index": nouns in messages get their article here.
+std::string withArticle(std::string_view noun);
+/// kiln's opcode names, and XLA's where they differ ("topk").
+std::optional<Opcode> parseXlaOpcodeName(std::string_view name);
+
+/// The parser's bookkeeping types. They live outside HloParser because a
+/// nested class with default member initializers is not yet default
+/// constructible inside its enclosing class (clang rejects
+/// std::optional<Signature>::emplace() there).
+namespace hlo_parser {
+
+/// A layout other than the default (major-to-minor = row-major) written
+/// on an array shape: "{0,1}" for f32[2,3]. Interior values ignore it;
+/// on an entry parameter or result it is an error (checkEntryLayouts).
+struct LayoutNote {
+  std::string layout; // "{0,1}"
+  std::string shape;  // "f32[2,3]" (the array it is on)
+  size_t offset = 0;
+};
+/// A shape as written, with its first non-default layout if any.
+struct WrittenShape {
+  Shape shape;
+  std::optional<LayoutNote> layout;
+  size_t offset = 0;
+};
+/// `(p: f32[], q: s32[]) -> f32[]` after a computation's name.
+struct Signature {
+  size_t offset = 0; // the '(' of the parameter list
+  std::vector<WrittenShape> parameters;
+  WrittenShape result;
+};
+/// A value name inside one computation.
+struct ValueInfo {
+  size_t offset = 0;
+  Instruction *instruction = nullptr;
+};
+struct ComputationInfo {
+  size_t offset = 0;
+  Computation *computation = nullptr;
+};
+/// Per-computation bookkeeping while its body is parsed. Instruction
+/// names are scoped to their computation; computation names are a
+/// namespace of their own (XLA's rule).
+struct BodyState {
+  Computation *computation = nullptr;
+  Token name;
+  Instruction *root = nullptr;
+  size_t rootOffset = 0;
+  Instruction *last = nullptr;
+  std::map<int64_t, size_t> parameterOffsets;
+  std::unordered_map<std::string_view, ValueInfo> values;
+  std::optional<Signature> signature;
+};
+/// What an instruction carries besides opcode, shape and operands.
+struct InstructionParts {
+  Attributes attrs;
+  std::vector<Computation *> called; // in the opcode's callee slots
+  std::string sourceNode;            // metadata op_name
+};
+
+} // namespace hlo_parser
 
 class HloParser {
 public:
@@ -30,19 +98,13 @@ public:
   Expected<std::unique_ptr<Module>> run();
 
 private:
-  /// What a name in the module's single namespace refers to.
-  struct NameInfo {
-    size_t offset = 0;
-    Instruction *instruction = nullptr; // null for a computation name
-    Computation *computation = nullptr; // owner, or the computation itself
-  };
-  /// Per-computation bookkeeping while its body is parsed.
-  struct BodyState {
-    Computation *computation = nullptr;
-    Instruction *root = nullptr;
-    size_t rootOffset = 0;
-    std::map<int64_t, size_t> parameterOffsets;
-  };
+  using LayoutNote = hlo_parser::LayoutNote;
+  using WrittenShape = hlo_parser::WrittenShape;
+  using Signature = hlo_parser::Signature;
+  using ValueInfo = hlo_parser::ValueInfo;
+  using ComputationInfo = hlo_parser::ComputationInfo;
+  using BodyState = hlo_parser::BodyState;
+  using InstructionParts = hlo_parser::InstructionParts;
 
   // Tokens and errors (Parser.cpp).
   void advance() { tok_ = lexer_.next(); }
@@ -65,23 +127,59 @@ private:
   bool parseIntList(std::string_view what, std::vector<int64_t> &values);
   bool parseBool(bool &value);
   bool parseName(std::string_view what, Token &name);
-  bool defineName(const Token &name, Instruction *instruction,
-                  Computation *computation);
+  bool defineValue(BodyState &body, const Token &name, Instruction *instruction);
+  bool defineComputation(const Token &name, Computation *computation);
+  /// The instruction `name` names in `body`, or an error at the name.
+  bool lookUpValue(BodyState &body, const Token &name, Instruction *&value);
 
   // Structure (Parser.cpp).
-  bool parseHeader();
   bool parseComputation();
+  bool parseSignature(Signature &signature);
+  bool checkSignature(const BodyState &body);
   bool parseInstruction(BodyState &body);
   bool parseOperands(Opcode opcode, const Token &opcodeToken, BodyState &body,
                      std::vector<Instruction *> &operands);
+  bool parseOperand(BodyState &body, std::vector<Instruction *> &operands);
   bool parseParameterNumber(BodyState &body, int64_t &number);
-  bool parseShape(Shape &shape, int depth = 0);
-  bool parseArrayShape(Shape &shape);
+  /// The result shape of an instruction written without one (XLA leaves it
+  /// out where it can be inferred), from kiln's shape inference.
+  bool inferOmittedShape(Opcode opcode, const Token &opcodeToken,
+                         const std::vector<Instruction *> &operands,
+                         const InstructionParts &parts, Shape &shape);
   bool resolveEntry();
+  /// Hands the parsed computations to the module (see Parser.cpp).
+  void adoptComputations();
+
+  // Shapes and layouts (ParseShape.cpp).
+  bool parseShape(Shape &shape, std::optional<LayoutNote> *layout = nullptr,
+                  int depth = 0);
+  bool parseWrittenShape(WrittenShape &shape);
+  bool parseArrayShape(Shape &shape, std::optional<LayoutNote> *layout);
+  bool atLayout() const;
+  bool parseLayout(const Shape &shape, std::optional<LayoutNote> *layout);
+  bool skipLayoutExtras();
+  /// Whether the current token starts a shape rather than a name: '(' or a
+  /// dtype followed by '['.
+  bool atShape() const;
+  /// Entry parameters and results must be in the default layout.
+  bool checkEntryLayouts();
+  bool checkEntryLayoutAttribute();
+
+  // The module header (ParseModuleHeader.cpp).
+  bool parseHeader();
+  bool parseModuleAttribute();
+  bool parseEntryComputationLayout();
+  bool parseStackFrameTables();
+  bool atStackFrameSection() const;
+  /// Skips a bracketed value kiln has no use for ({...}, [...] or (...),
+  /// nested, with strings), checking only that it is well formed.
+  bool skipBalanced(std::string_view what);
 
   // Attributes (ParseAttributes.cpp).
   bool parseAttributes(Opcode opcode, const Token &opcodeToken,
-                       Attributes &attrs, std::vector<Computation *> &called);
+                       BodyState &body,
+                       const std::vector<Instruction *> &operands,
+                       InstructionParts &parts);
   bool parseAttrValue(syntax::AttrKey key, Attributes &attrs,
                       std::vector<Computation *> &called);
   bool parseEnumValue(syntax::AttrKey key, Attributes &attrs);
@@ -102,6 +200,30 @@ private:
   bool splitGroups(const Token &word, size_t groupSize,
                    std::string_view pattern, std::vector<int64_t> &values);
 
+  // XLA's generic attributes and XLA's spellings (ParseXlaAttributes.cpp).
+  /// Parses `name=value` when `name` is one of XLA's attributes that any
+  /// instruction may carry (metadata, sharding, ...); `handled` says so.
+  bool parseGenericAttribute(const Token &name, BodyState &body,
+                             InstructionParts &parts, bool &handled);
+  bool parseMetadata(std::string &sourceNode);
+  bool parseControlPredecessors(BodyState &body);
+  /// XLA's attributes of one opcode that kiln's table spells differently
+  /// or not at all (compare's type=, gather's indices_are_sorted=, ...).
+  bool parseXlaOpAttribute(Opcode opcode, const Token &name,
+                           const std::vector<Instruction *> &operands,
+                           bool &handled);
+  bool parseCompareType(const std::vector<Instruction *> &operands);
+  /// to_apply= on reduce and reduce-window: the callee must be a binary
+  /// reducer kiln knows (ReducerMatch.h).
+  bool parseReducerCallee(Attributes &attrs,
+                          const std::vector<Instruction *> &operands);
+  /// XLA's old dynamic-slice / dynamic-update-slice form with the start
+  /// indices in one vector operand: split into one scalar per dimension.
+  void splitIndexVector(Opcode opcode, BodyState &body, const Token &name,
+                        std::vector<Instruction *> &operands);
+  /// Drops computations that only served as to_apply reducers.
+  void removeReducerCallees();
+
   // Constants (ParseLiteral.cpp).
   bool parseLiteral(const Shape &shape, size_t shapeOffset, Literal &literal);
   bool parseNestedElements(const Shape &shape, std::vector<uint8_t> &bytes,
@@ -116,12 +238,26 @@ private:
   Token tok_;
   std::optional<std::string> error_;
   std::unique_ptr<Module> module_;
-  std::unordered_map<std::string_view, NameInfo> names_;
+  std::unordered_map<std::string_view, ComputationInfo> computations_;
+  /// Computations in file order, owned here until adoptComputations.
+  std::vector<std::unique_ptr<Computation>> parsed_;
+  Computation *current_ = nullptr; // the computation being parsed
+  /// The first computation that defines each instruction name, so that a
+  /// use from another computation gets a precise message.
+  std::unordered_map<std::string_view, Computation *> valueOwners_;
   Token headerEntry_;          // entry=NAME in the HloModule line, if any
   bool haveHeaderEntry_ = false;
   size_t headerOffset_ = 0;
   Computation *entry_ = nullptr; // the computation marked ENTRY
   size_t entryOffset_ = 0;
+  /// entry_computation_layout={(params)->result} in the HloModule line.
+  std::optional<Signature> entryLayout_;
+  /// Instructions whose written shape had a non-default layout; only entry
+  /// parameters and the entry root are checked (interior layouts are
+  /// kiln's own choice).
+  std::unordered_map<const Instruction *, LayoutNote> layouts_;
+  /// Computations named by to_apply= on a reduce or reduce-window.
+  std::vector<Computation *> reducerCallees_;
 };
 
 } // namespace kiln::ir

@@ -1,6 +1,7 @@
 //===- Lexer.cpp - Tokens of the HLO text format --------------------------===//
 #include "Lexer.h"
 
+#include <algorithm>
 #include <array>
 #include <fmt/format.h>
 
@@ -35,6 +36,8 @@ TokenKind punctuationKind(char c) {
   case ']': return TokenKind::RBracket;
   case '{': return TokenKind::LBrace;
   case '}': return TokenKind::RBrace;
+  case '<':
+  case '*': return TokenKind::Symbol;
   default: return TokenKind::Invalid;
   }
 }
@@ -64,6 +67,20 @@ bool Lexer::skipTrivia() {
   return true;
 }
 
+/// A string ends at the next unescaped '"' on the same line; escapes are
+/// kept in the token text (the parser decodes the few values it keeps).
+Token Lexer::lexString(size_t start) {
+  size_t end = start + 1;
+  while (end < text_.size() && text_[end] != '"' && text_[end] != '\n')
+    end += text_[end] == '\\' ? 2 : 1;
+  if (end >= text_.size() || text_[end] != '"') {
+    pos_ = std::min(end, text_.size());
+    return {TokenKind::UnterminatedString, text_.substr(start, 1), start};
+  }
+  pos_ = end + 1;
+  return {TokenKind::String, text_.substr(start + 1, end - start - 1), start};
+}
+
 Token Lexer::next() {
   if (!skipTrivia())
     return {TokenKind::UnterminatedComment, text_.substr(commentStart_, 2),
@@ -73,6 +90,12 @@ Token Lexer::next() {
   size_t start = pos_;
   // A '%' sigil is accepted before names (XLA writes %x) and dropped.
   size_t wordStart = text_[pos_] == '%' ? pos_ + 1 : pos_;
+  if (text_.substr(pos_, 2) == "->") {
+    pos_ += 2;
+    return {TokenKind::Arrow, text_.substr(start, 2), start};
+  }
+  if (text_[pos_] == '"')
+    return lexString(start);
   if (wordStart < text_.size() && isWordChar(text_[wordStart])) {
     size_t end = wordStart;
     while (end < text_.size() && isWordChar(text_[end]))
@@ -100,6 +123,10 @@ std::string describeToken(const Token &token) {
     return fmt::format("'{}'", token.text);
   case TokenKind::Invalid:
     return fmt::format("'{}'", quoteByte(token.text[0]));
+  case TokenKind::String:
+    if (token.text.size() > 40)
+      return fmt::format("\"{}...\"", token.text.substr(0, 40));
+    return fmt::format("\"{}\"", token.text);
   default:
     return fmt::format("'{}'", token.text);
   }

@@ -52,17 +52,33 @@ std::string decodeLabels(std::string_view labels, char first, char second,
 
 } // namespace
 
+/// `(, name=value)*` after the operands: XLA's generic attributes (any
+/// opcode), XLA's extra spellings for this opcode, then the opcode's own
+/// attributes from the HloSyntax table.
 bool HloParser::parseAttributes(Opcode opcode, const Token &opcodeToken,
-                                Attributes &attrs,
-                                std::vector<Computation *> &called) {
+                                BodyState &body,
+                                const std::vector<Instruction *> &operands,
+                                InstructionParts &parts) {
   std::span<const syntax::AttrSpec> specs = syntax::opcodeAttributes(opcode);
   std::vector<std::optional<size_t>> seen(specs.size());
   std::string_view op = opcodeName(opcode);
+  Attributes &attrs = parts.attrs;
   while (consume(TokenKind::Comma)) {
     if (!at(TokenKind::Word))
       return expected("an attribute name");
     Token name = tok_;
-    std::optional<AttrKey> key = syntax::parseAttrName(name.text);
+    bool handled = false;
+    if (!parseGenericAttribute(name, body, parts, handled) ||
+        (!handled && !parseXlaOpAttribute(opcode, name, operands, handled)))
+      return false;
+    if (handled)
+      continue;
+    // XLA names the reducer of reduce and reduce-window by its computation.
+    bool reducerCallee = name.text == "to_apply" &&
+                         (opcode == Opcode::Reduce ||
+                          opcode == Opcode::ReduceWindow);
+    std::optional<AttrKey> key =
+        reducerCallee ? AttrKey::Reducer : syntax::parseAttrName(name.text);
     if (!key)
       return error(name.offset, fmt::format("unknown attribute '{}'", name.text));
     size_t slot = 0;
@@ -84,8 +100,10 @@ bool HloParser::parseAttributes(Opcode opcode, const Token &opcodeToken,
                                name.text, where(*seen[slot])));
     seen[slot] = name.offset;
     advance();
-    if (!expect(TokenKind::Equal, "'='") ||
-        !parseAttrValue(*key, attrs, called))
+    if (!expect(TokenKind::Equal, "'='"))
+      return false;
+    if (!(reducerCallee ? parseReducerCallee(attrs, operands)
+                        : parseAttrValue(*key, attrs, parts.called)))
       return false;
   }
   for (size_t i = 0; i < specs.size(); ++i)
@@ -199,13 +217,13 @@ bool HloParser::parseCallee(Computation *&called) {
   Token name;
   if (!parseName("computation name", name))
     return false;
-  auto it = names_.find(name.text);
-  if (it == names_.end() || it->second.instruction)
+  auto it = computations_.find(name.text);
+  if (it == computations_.end())
     return error(name.offset,
                  fmt::format("unknown computation '{}' (a called computation "
                              "must be defined before its caller)",
                              name.text));
-  if (!it->second.computation->parent())
+  if (it->second.computation == current_)
     return error(name.offset,
                  fmt::format("computation '{}' cannot call itself", name.text));
   called = it->second.computation;

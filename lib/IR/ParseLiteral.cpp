@@ -165,12 +165,14 @@ bool HloParser::parseScalar(DType type, std::vector<uint8_t> &bytes,
   const char *begin = text.data();
   const char *end = begin + text.size();
   if (type == DType::Pred) {
-    if (text != "true" && text != "false")
+    // XLA's parser also reads pred elements as 0 and 1.
+    bool isTrue = text == "true" || text == "1";
+    if (!isTrue && text != "false" && text != "0")
       return error(tok_.offset, fmt::format("expected 'true' or 'false' for "
                                             "pred but found '{}'",
                                             text));
     if (store)
-      appendRaw(bytes, uint8_t(text == "true"));
+      appendRaw(bytes, uint8_t(isTrue));
     advance();
     return true;
   }

@@ -1,18 +1,17 @@
-//===- Parser.cpp - HLO text input: module structure, names, shapes -------===//
+//===- Parser.cpp - HLO text input: computations, instructions, names ----===//
 #include "kiln/IR/Parser.h"
 
 #include "HloParser.h"
+#include "kiln/IR/Verifier.h"
 #include "kiln/Support/Diagnostics.h"
 
+#include <algorithm>
 #include <charconv>
 #include <fmt/format.h>
 
 namespace kiln::ir {
 
 namespace {
-/// Deep enough for any real tuple, shallow enough for a small stack.
-constexpr int kMaxTupleDepth = 64;
-
 bool isNameStart(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
@@ -28,13 +27,6 @@ bool isValidName(std::string_view text) {
   return true;
 }
 
-/// "a dimension", "an index": nouns in messages get their article here.
-std::string withArticle(std::string_view noun) {
-  bool vowel = !noun.empty() && std::string_view("aeiou").find(noun[0]) !=
-                                    std::string_view::npos;
-  return fmt::format("{} {}", vowel ? "an" : "a", noun);
-}
-
 std::string_view tokenSpelling(TokenKind kind) {
   switch (kind) {
   case TokenKind::Equal: return "'='";
@@ -46,10 +38,18 @@ std::string_view tokenSpelling(TokenKind kind) {
   case TokenKind::RBracket: return "']'";
   case TokenKind::LBrace: return "'{'";
   case TokenKind::RBrace: return "'}'";
+  case TokenKind::Arrow: return "'->'";
+  case TokenKind::String: return "a string";
   default: return "a word";
   }
 }
 } // namespace
+
+std::string withArticle(std::string_view noun) {
+  bool vowel = !noun.empty() && std::string_view("aeiou").find(noun[0]) !=
+                                    std::string_view::npos;
+  return fmt::format("{} {}", vowel ? "an" : "a", noun);
+}
 
 //===----------------------------------------------------------------------===//
 // Tokens and errors
@@ -77,6 +77,9 @@ bool HloParser::expected(std::string_view what) {
                                           describeToken(tok_)));
   case TokenKind::UnterminatedComment:
     return error(tok_.offset, "unterminated '/*' comment");
+  case TokenKind::UnterminatedString:
+    return error(tok_.offset, "unterminated string (a '\"' without its "
+                              "closing '\"' on the same line)");
   default:
     return error(tok_.offset, fmt::format("expected {} but found {}", what,
                                           describeToken(tok_)));
@@ -157,127 +160,69 @@ bool HloParser::parseName(std::string_view what, Token &name) {
   return true;
 }
 
-/// Instruction and computation names share one namespace per module, as in
-/// Module::uniqueName; a clash is an error rather than a silent rename.
-bool HloParser::defineName(const Token &name, Instruction *instruction,
-                           Computation *computation) {
+/// Instruction names are scoped to their computation; a clash inside one
+/// computation is an error rather than a silent rename.
+bool HloParser::defineValue(BodyState &body, const Token &name,
+                            Instruction *instruction) {
   auto [it, inserted] =
-      names_.try_emplace(name.text, NameInfo{name.offset, instruction, computation});
+      body.values.try_emplace(name.text, ValueInfo{name.offset, instruction});
+  if (!inserted)
+    return error(name.offset, fmt::format("value '{}' defined twice (first at {})",
+                                          name.text, where(it->second.offset)));
+  valueOwners_.try_emplace(name.text, body.computation);
+  return true;
+}
+
+/// Computation names are a namespace of their own: an ENTRY named `dot` may
+/// hold an instruction named `dot`.
+bool HloParser::defineComputation(const Token &name, Computation *computation) {
+  auto [it, inserted] = computations_.try_emplace(
+      name.text, ComputationInfo{name.offset, computation});
   if (inserted)
     return true;
-  bool bothValues = instruction && it->second.instruction;
   return error(name.offset,
-               fmt::format("{} '{}' defined twice (first at {})",
-                           bothValues ? "value" : "name", name.text,
-                           where(it->second.offset)));
+               fmt::format("computation '{}' defined twice (first at {})",
+                           name.text, where(it->second.offset)));
 }
 
-//===----------------------------------------------------------------------===//
-// Shapes
-//===----------------------------------------------------------------------===//
-
-bool HloParser::parseArrayShape(Shape &shape) {
-  std::optional<DType> dtype = parseDTypeName(tok_.text);
-  if (parseOpcodeName(tok_.text))
-    return error(tok_.offset, fmt::format("expected a shape before opcode '{}'",
-                                          tok_.text));
-  if (!dtype || *dtype == DType::Tuple)
-    return error(tok_.offset, fmt::format("unknown dtype {}", describeToken(tok_)));
-  advance();
-  if (!expect(TokenKind::LBracket, "'['"))
-    return false;
-  std::vector<int64_t> dims;
-  // Every nonzero dimension multiplies into the byte size, which must fit
-  // int64 so that Shape::byteSize and strides never overflow.
-  int64_t bytes = int64_t(byteSize(*dtype));
-  if (!at(TokenKind::RBracket)) {
-    do {
-      if (!at(TokenKind::Word))
-        return expected(withArticle("dimension"));
-      int64_t dim;
-      if (!parseIntText(tok_.text, tok_.offset, "dimension", dim))
-        return false;
-      if (dim < 0)
-        return error(tok_.offset, fmt::format("dimension {} is negative", dim));
-      if (dim > 0 && __builtin_mul_overflow(bytes, dim, &bytes))
-        return error(tok_.offset, "the product of dimensions overflows");
-      dims.push_back(dim);
-      advance();
-    } while (consume(TokenKind::Comma));
+bool HloParser::lookUpValue(BodyState &body, const Token &name,
+                            Instruction *&value) {
+  auto it = body.values.find(name.text);
+  if (it != body.values.end()) {
+    value = it->second.instruction;
+    return true;
   }
-  if (!expect(TokenKind::RBracket, "',' or ']'"))
-    return false;
-  shape = Shape(*dtype, std::move(dims));
-  return true;
-}
-
-bool HloParser::parseShape(Shape &shape, int depth) {
-  if (at(TokenKind::Word))
-    return parseArrayShape(shape);
-  if (!at(TokenKind::LParen))
-    return expected("a shape");
-  if (depth >= kMaxTupleDepth)
-    return error(tok_.offset, fmt::format("tuple shapes nest deeper than {} levels",
-                                          kMaxTupleDepth));
-  advance();
-  std::vector<Shape> elements;
-  if (!at(TokenKind::RParen)) {
-    do {
-      Shape element;
-      if (!parseShape(element, depth + 1))
-        return false;
-      elements.push_back(std::move(element));
-    } while (consume(TokenKind::Comma));
-  }
-  if (!expect(TokenKind::RParen, "',' or ')'"))
-    return false;
-  shape = Shape::tuple(std::move(elements));
-  return true;
+  auto owner = valueOwners_.find(name.text);
+  if (owner != valueOwners_.end())
+    return error(name.offset, fmt::format("value '{}' belongs to computation '{}'",
+                                          name.text, owner->second->name()));
+  return error(name.offset, fmt::format("use of undefined value '{}'", name.text));
 }
 
 //===----------------------------------------------------------------------===//
 // Module structure
 //===----------------------------------------------------------------------===//
 
-bool HloParser::parseHeader() {
-  headerOffset_ = tok_.offset;
-  if (!atWord("HloModule"))
-    return expected("'HloModule'");
-  advance();
-  // Module names come from file stems ("2layer.v1"), so any word will do.
-  if (!at(TokenKind::Word))
-    return expected("a module name");
-  module_ = std::make_unique<Module>(std::string(tok_.text));
-  advance();
-  if (!consume(TokenKind::Comma))
-    return true;
-  if (!atWord("entry")) {
-    if (at(TokenKind::Word))
-      return error(tok_.offset, fmt::format("unknown module attribute '{}' "
-                                            "(expected 'entry')",
-                                            tok_.text));
-    return expected("'entry'");
-  }
-  advance();
-  if (!expect(TokenKind::Equal, "'='") ||
-      !parseName("computation name", headerEntry_))
-    return false;
-  haveHeaderEntry_ = true;
-  return true;
-}
-
+/// A computation: `[ENTRY] NAME [signature] '{' instruction* '}'`. Without a
+/// ROOT marker the last instruction is the root (XLA's rule).
 bool HloParser::parseComputation() {
   bool isEntry = atWord("ENTRY");
   if (isEntry)
     advance();
-  Token name;
-  if (!parseName("computation name", name))
-    return false;
-  auto owned = std::make_unique<Computation>(std::string(name.text));
   BodyState body;
+  if (!parseName("computation name", body.name))
+    return false;
+  auto owned = std::make_unique<Computation>(std::string(body.name.text));
   body.computation = owned.get();
-  if (!defineName(name, nullptr, owned.get()) ||
-      !expect(TokenKind::LBrace, "'{'"))
+  current_ = owned.get();
+  if (!defineComputation(body.name, owned.get()))
+    return false;
+  if (at(TokenKind::LParen)) {
+    body.signature.emplace();
+    if (!parseSignature(*body.signature))
+      return false;
+  }
+  if (!expect(TokenKind::LBrace, "'{'"))
     return false;
   while (!consume(TokenKind::RBrace)) {
     if (at(TokenKind::Eof))
@@ -286,22 +231,81 @@ bool HloParser::parseComputation() {
       return false;
   }
   if (owned->instructionCount() == 0)
-    return error(name.offset,
-                 fmt::format("computation '{}' has no instructions", name.text));
+    return error(body.name.offset,
+                 fmt::format("computation '{}' has no instructions",
+                             body.name.text));
   if (!body.root)
-    return error(name.offset,
-                 fmt::format("missing ROOT instruction in computation '{}'",
-                             name.text));
+    body.root = body.last;
   owned->setRoot(body.root);
-  Computation *computation = module_->addComputation(std::move(owned));
+  if (!checkSignature(body))
+    return false;
+  Computation *computation = owned.get();
+  parsed_.push_back(std::move(owned));
   if (!isEntry)
     return true;
   if (entry_)
-    return error(name.offset,
+    return error(body.name.offset,
                  fmt::format("second ENTRY computation '{}' (first is '{}' at {})",
-                             name.text, entry_->name(), where(entryOffset_)));
+                             body.name.text, entry_->name(),
+                             where(entryOffset_)));
   entry_ = computation;
-  entryOffset_ = name.offset;
+  entryOffset_ = body.name.offset;
+  return true;
+}
+
+/// `(p: f32[], q: (s32[], f32[2])) -> f32[]`: the names are XLA's parameter
+/// names (not checked), the shapes must match the body (checkSignature).
+bool HloParser::parseSignature(Signature &signature) {
+  signature.offset = tok_.offset;
+  advance(); // '('
+  if (!at(TokenKind::RParen)) {
+    do {
+      Token name;
+      WrittenShape shape;
+      if (!parseName("parameter name", name) ||
+          !expect(TokenKind::Colon, "':'") || !parseWrittenShape(shape))
+        return false;
+      signature.parameters.push_back(std::move(shape));
+    } while (consume(TokenKind::Comma));
+  }
+  if (!expect(TokenKind::RParen, "',' or ')'") ||
+      !expect(TokenKind::Arrow, "'->' and the result shape"))
+    return false;
+  return parseWrittenShape(signature.result);
+}
+
+bool HloParser::checkSignature(const BodyState &body) {
+  if (!body.signature)
+    return true;
+  const Signature &signature = *body.signature;
+  std::vector<Instruction *> parameters = body.computation->parameters();
+  std::string_view name = body.name.text;
+  if (parameters.size() != signature.parameters.size())
+    return error(body.name.offset,
+                 fmt::format("the signature of computation '{}' lists {} "
+                             "parameter{} but its body has {}",
+                             name, signature.parameters.size(),
+                             signature.parameters.size() == 1 ? "" : "s",
+                             parameters.size()));
+  for (size_t i = 0; i < parameters.size(); ++i) {
+    const WrittenShape &declared = signature.parameters[i];
+    if (parameters[i]->parameterNumber() != int64_t(i))
+      return true; // the verifier reports parameter numbers with gaps
+    if (declared.shape != parameters[i]->shape())
+      return error(declared.offset,
+                   fmt::format("the signature of computation '{}' gives "
+                               "parameter {} shape {} but parameter({}) '{}' "
+                               "is {}",
+                               name, i, declared.shape.toString(), i,
+                               parameters[i]->name(),
+                               parameters[i]->shape().toString()));
+  }
+  if (signature.result.shape != body.root->shape())
+    return error(signature.result.offset,
+                 fmt::format("the signature of computation '{}' gives result "
+                             "shape {} but its root '{}' is {}",
+                             name, signature.result.shape.toString(),
+                             body.root->name(), body.root->shape().toString()));
   return true;
 }
 
@@ -320,6 +324,30 @@ bool HloParser::parseParameterNumber(BodyState &body, int64_t &number) {
   return expect(TokenKind::RParen, "')'");
 }
 
+/// One operand: `NAME`, or XLA's long form `SHAPE NAME`, whose shape must be
+/// the operand's (layouts aside).
+bool HloParser::parseOperand(BodyState &body,
+                             std::vector<Instruction *> &operands) {
+  std::optional<WrittenShape> written;
+  if (atShape()) {
+    written.emplace();
+    if (!parseWrittenShape(*written))
+      return false;
+  }
+  Token name;
+  Instruction *value = nullptr;
+  if (!parseName("operand name", name) || !lookUpValue(body, name, value))
+    return false;
+  if (written && written->shape != value->shape())
+    return error(written->offset,
+                 fmt::format("operand '{}' is written with shape {} but its "
+                             "shape is {}",
+                             name.text, written->shape.toString(),
+                             value->shape().toString()));
+  operands.push_back(value);
+  return true;
+}
+
 bool HloParser::parseOperands(Opcode opcode, const Token &opcodeToken,
                               BodyState &body,
                               std::vector<Instruction *> &operands) {
@@ -327,18 +355,8 @@ bool HloParser::parseOperands(Opcode opcode, const Token &opcodeToken,
     return false;
   if (!at(TokenKind::RParen)) {
     do {
-      Token name;
-      if (!parseName("operand name", name))
+      if (!parseOperand(body, operands))
         return false;
-      auto it = names_.find(name.text);
-      if (it == names_.end() || !it->second.instruction)
-        return error(name.offset,
-                     fmt::format("use of undefined value '{}'", name.text));
-      if (it->second.computation != body.computation)
-        return error(name.offset,
-                     fmt::format("value '{}' belongs to computation '{}'",
-                                 name.text, it->second.computation->name()));
-      operands.push_back(it->second.instruction);
     } while (consume(TokenKind::Comma));
   }
   if (!expect(TokenKind::RParen, "',' or ')'"))
@@ -353,6 +371,36 @@ bool HloParser::parseOperands(Opcode opcode, const Token &opcodeToken,
   return true;
 }
 
+/// Opcodes whose result shape says more than the operands do (a parameter's
+/// or constant's whole shape, broadcast/reshape dimensions, a declared
+/// dtype): XLA's text always writes it, and so must kiln's.
+static bool needsWrittenShape(Opcode opcode) {
+  return opcode == Opcode::Parameter || opcode == Opcode::Constant ||
+         opcode == Opcode::Broadcast || opcode == Opcode::Reshape ||
+         resultDType(opcode) == ResultDType::Declared;
+}
+
+/// XLA's text may leave out a result shape that follows from the operands;
+/// kiln infers it with its own shape inference.
+bool HloParser::inferOmittedShape(Opcode opcode, const Token &opcodeToken,
+                                  const std::vector<Instruction *> &operands,
+                                  const InstructionParts &parts, Shape &shape) {
+  std::vector<Shape> operandShapes;
+  for (Instruction *operand : operands)
+    operandShapes.push_back(operand->shape());
+  std::vector<const Computation *> callees(parts.called.begin(),
+                                           parts.called.end());
+  Expected<Shape> inferred =
+      inferShape(opcode, operandShapes, parts.attrs, Shape(), callees);
+  if (!inferred)
+    return error(opcodeToken.offset,
+                 fmt::format("cannot infer the result shape of '{}': {}",
+                             opcodeName(opcode), inferred.errorMessage()));
+  shape = std::move(*inferred);
+  return true;
+}
+
+/// `[ROOT] NAME = [SHAPE] OPCODE(payload) (, attribute)*`.
 bool HloParser::parseInstruction(BodyState &body) {
   size_t startOffset = tok_.offset;
   bool isRoot = atWord("ROOT");
@@ -363,21 +411,31 @@ bool HloParser::parseInstruction(BodyState &body) {
     return false;
   size_t shapeOffset = tok_.offset;
   Shape shape;
-  if (!parseShape(shape))
+  std::optional<LayoutNote> layout;
+  // "tuple" is both an opcode and the tuple dtype's name; an array dtype
+  // is always followed by '[', so an opcode followed by '(' has no shape.
+  bool shapeOmitted = at(TokenKind::Word) && parseXlaOpcodeName(tok_.text) &&
+                      lexer_.peek().kind == TokenKind::LParen;
+  if (!shapeOmitted && !parseShape(shape, &layout))
     return false;
   if (!at(TokenKind::Word))
     return expected("an opcode");
   Token opcodeToken = tok_;
-  std::optional<Opcode> opcode = parseOpcodeName(tok_.text);
+  std::optional<Opcode> opcode = parseXlaOpcodeName(tok_.text);
   if (!opcode)
     return error(tok_.offset, fmt::format("unknown opcode '{}'", tok_.text));
+  if (shapeOmitted && needsWrittenShape(*opcode))
+    return error(tok_.offset,
+                 fmt::format("'{}' needs its result shape written before the "
+                             "opcode (it cannot be inferred from the operands)",
+                             tok_.text));
   advance();
 
-  Attributes attrs;
+  InstructionParts parts;
   Literal literal;
   std::vector<Instruction *> operands;
   if (*opcode == Opcode::Parameter) {
-    if (!parseParameterNumber(body, attrs.index))
+    if (!parseParameterNumber(body, parts.attrs.index))
       return false;
   } else if (*opcode == Opcode::Constant) {
     if (!expect(TokenKind::LParen, "'('") ||
@@ -387,18 +445,25 @@ bool HloParser::parseInstruction(BodyState &body) {
   } else if (!parseOperands(*opcode, opcodeToken, body, operands)) {
     return false;
   }
-  std::vector<Computation *> called;
-  if (!parseAttributes(*opcode, opcodeToken, attrs, called))
+  if (!parseAttributes(*opcode, opcodeToken, body, operands, parts))
+    return false;
+  splitIndexVector(*opcode, body, name, operands);
+  if (shapeOmitted &&
+      !inferOmittedShape(*opcode, opcodeToken, operands, parts, shape))
     return false;
 
   Instruction *instruction = body.computation->add(
-      *opcode, std::move(shape), std::move(operands), std::move(attrs),
+      *opcode, std::move(shape), std::move(operands), std::move(parts.attrs),
       std::string(name.text));
   if (*opcode == Opcode::Constant)
     instruction->setLiteral(std::move(literal));
-  instruction->setCalledComputations(std::move(called));
-  if (!defineName(name, instruction, body.computation))
+  instruction->setCalledComputations(std::move(parts.called));
+  instruction->setSourceNode(std::move(parts.sourceNode));
+  if (layout)
+    layouts_.emplace(instruction, std::move(*layout));
+  if (!defineValue(body, name, instruction))
     return false;
+  body.last = instruction;
   if (!isRoot)
     return true;
   if (body.root)
@@ -413,8 +478,8 @@ bool HloParser::parseInstruction(BodyState &body) {
 
 bool HloParser::resolveEntry() {
   if (haveHeaderEntry_) {
-    auto it = names_.find(headerEntry_.text);
-    if (it == names_.end() || it->second.instruction)
+    auto it = computations_.find(headerEntry_.text);
+    if (it == computations_.end())
       return error(headerEntry_.offset,
                    fmt::format("unknown computation '{}'", headerEntry_.text));
     if (entry_ && entry_ != it->second.computation)
@@ -428,19 +493,40 @@ bool HloParser::resolveEntry() {
     return error(headerOffset_,
                  "no ENTRY computation (mark one computation ENTRY or add "
                  "entry=NAME to the HloModule line)");
-  module_->setEntry(entry_);
   return true;
+}
+
+/// The module keeps one namespace (Module::uniqueName), so a name used in
+/// two computations is renamed with a .N suffix in the second one the
+/// module receives. The entry goes first: its parameter names are how
+/// callers pass inputs (kiln run --input NAME=...) and must stay as
+/// written. The file's order of computations is kept.
+void HloParser::adoptComputations() {
+  auto entry = std::find_if(parsed_.begin(), parsed_.end(),
+                            [&](const std::unique_ptr<Computation> &c) {
+                              return c.get() == entry_;
+                            });
+  module_->addComputation(std::move(*entry));
+  for (auto it = parsed_.begin(); it != entry; ++it)
+    module_->addComputationBefore(std::move(*it), entry_);
+  for (auto it = entry + 1; it != parsed_.end(); ++it)
+    module_->addComputation(std::move(*it));
+  parsed_.clear();
+  module_->setEntry(entry_);
 }
 
 Expected<std::unique_ptr<Module>> HloParser::run() {
   advance();
-  bool ok = parseHeader();
+  bool ok = parseHeader() && parseStackFrameTables();
   while (ok && !at(TokenKind::Eof))
     ok = parseComputation();
+  ok = ok && resolveEntry();
   if (ok)
-    ok = resolveEntry();
+    adoptComputations();
+  ok = ok && checkEntryLayouts();
   if (!ok)
     return Error::failure(*error_);
+  removeReducerCallees();
   return std::move(module_);
 }
 

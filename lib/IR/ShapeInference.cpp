@@ -384,8 +384,11 @@ std::string instructionContext(const Instruction &instruction) {
   std::string where;
   if (const Computation *parent = instruction.parent())
     where = fmt::format("in computation '{}': ", parent->name());
-  return where + fmt::format("instruction '{}' ({}): ", instruction.name(),
-                             opcodeNameOrUnknown(instruction.opcode()));
+  std::string source;
+  if (!instruction.sourceNode().empty())
+    source = fmt::format("; source op '{}'", instruction.sourceNode());
+  return where + fmt::format("instruction '{}' ({}{}): ", instruction.name(),
+                             opcodeNameOrUnknown(instruction.opcode()), source);
 }
 
 } // namespace

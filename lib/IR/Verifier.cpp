@@ -25,11 +25,17 @@ std::string where(const Computation &computation) {
   return fmt::format("in computation '{}': ", computation.name());
 }
 
+/// Names the source op too when the instruction has one (an importer's
+/// node, or op_name from XLA text's metadata), so that the user can find it
+/// in the model they wrote.
 std::string where(const Computation &computation,
                   const Instruction &instruction) {
-  return fmt::format(
-      "in computation '{}': instruction '{}' ({}): ", computation.name(),
-      instruction.name(), detail::opcodeNameOrUnknown(instruction.opcode()));
+  std::string source;
+  if (!instruction.sourceNode().empty())
+    source = fmt::format("; source op '{}'", instruction.sourceNode());
+  return fmt::format("in computation '{}': instruction '{}' ({}{}): ",
+                     computation.name(), instruction.name(),
+                     detail::opcodeNameOrUnknown(instruction.opcode()), source);
 }
 
 /// Opcodes whose result may be a tuple: they build, produce or forward
