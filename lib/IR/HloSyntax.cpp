@@ -10,7 +10,7 @@ namespace kiln::ir::syntax {
 namespace {
 
 // Spellings, indexed by AttrKey.
-constexpr std::array<std::string_view, 26> kAttrNames = {
+constexpr std::array<std::string_view, 30> kAttrNames = {
     "iota_dimension",       "dimensions",          "slice",
     "dynamic_slice_sizes",  "padding",             "window",
     "dim_labels",           "feature_group_count", "batch_group_count",
@@ -19,8 +19,10 @@ constexpr std::array<std::string_view, 26> kAttrNames = {
     "start_index_map",      "index_vector_dim",    "slice_sizes",
     "direction",            "index",               "kind",
     "calls",                "reducer",             "k",
-    "largest",              "descending"};
-static_assert(kAttrNames.size() == size_t(AttrKey::Descending) + 1);
+    "largest",              "descending",
+    "exponent_bits",        "mantissa_bits",
+    "distribution",         "seed"};
+static_assert(kAttrNames.size() == size_t(AttrKey::Seed) + 1);
 
 using enum AttrKey;
 constexpr Presence kReq = Presence::Required;
@@ -53,6 +55,9 @@ constexpr AttrSpec kCompare[] = {{Direction, kReq}};
 constexpr AttrSpec kGetTupleElement[] = {{Index, kReq}};
 constexpr AttrSpec kFusion[] = {{Kind, kReq}, {Calls, kReq}};
 constexpr AttrSpec kTopK[] = {{K, kReq}, {Largest, kDef}};
+constexpr AttrSpec kReducePrecision[] = {{ExponentBits, kReq},
+                                         {MantissaBits, kReq}};
+constexpr AttrSpec kRng[] = {{Distribution, kReq}, {Seed, kOpt}};
 
 } // namespace
 
@@ -102,6 +107,10 @@ std::span<const AttrSpec> opcodeAttributes(Opcode opcode) {
     return kFusion;
   case Opcode::TopK:
     return kTopK;
+  case Opcode::ReducePrecision:
+    return kReducePrecision;
+  case Opcode::Rng:
+    return kRng;
   default:
     return {};
   }
@@ -121,6 +130,8 @@ bool isDefaultAttr(AttrKey key, const Attributes &attrs) {
     return attrs.largest;
   case Descending:
     return !attrs.descending;
+  case Seed:
+    return attrs.seed == 0;
   default:
     return false;
   }

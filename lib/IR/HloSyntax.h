@@ -46,6 +46,10 @@ enum class AttrKey {
   K,
   Largest,
   Descending,
+  ExponentBits,
+  MantissaBits,
+  Distribution,
+  Seed,
 };
 
 /// How an attribute appears in text.

@@ -343,6 +343,8 @@ using Rule = Expected<Shape> (*)(const InferenceInput &);
 Rule ruleFor(Opcode opcode) {
   if (!isKnownOpcode(opcode))
     return nullptr;
+  if (opcode == Opcode::ReducePrecision) // elementwise, plus its widths
+    return inferReducePrecision;
   if (isElementwise(opcode))
     return inferElementwise;
   switch (opcode) {
@@ -352,6 +354,10 @@ Rule ruleFor(Opcode opcode) {
     return inferConstant;
   case Opcode::Iota:
     return inferIota;
+  case Opcode::Rng:
+    return inferRng;
+  case Opcode::BitcastConvert:
+    return inferBitcastConvert;
   case Opcode::Broadcast:
     return inferBroadcast;
   case Opcode::Reshape:

@@ -25,7 +25,7 @@ TEST_CASE("elemental in fusion: elementwise, leaves, index-only movement, "
       Opcode::Broadcast, Opcode::Reshape,     Opcode::Transpose,
       Opcode::Slice,     Opcode::Concatenate, Opcode::Pad,
       Opcode::Reverse,   Opcode::Gather,      Opcode::Tuple,
-      Opcode::GetTupleElement};
+      Opcode::GetTupleElement, Opcode::Rng, Opcode::BitcastConvert};
   for (Opcode opcode : kAllOpcodes) {
     INFO(opcodeName(opcode));
     CHECK(isElementalInFusion(opcode) ==
