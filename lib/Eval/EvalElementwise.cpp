@@ -197,7 +197,7 @@ struct KernelEntry {
 const KernelEntry kSpecialKernels[] = {
     {Opcode::IsFinite, runIsFinite}, {Opcode::Convert, runConvert},
     {Opcode::Compare, runCompare},   {Opcode::Select, runSelect},
-    {Opcode::Clamp, runClamp},
+    {Opcode::Clamp, runClamp},       {Opcode::ReducePrecision, runReducePrecision},
 };
 
 // Every other elementwise row of Opcodes.def (unary or binary, result of the
