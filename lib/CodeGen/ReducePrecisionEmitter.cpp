@@ -19,19 +19,7 @@ using llvm::Value;
 
 namespace {
 
-struct FloatFormat {
-  unsigned bits, exponentBits, mantissaBits;
-};
-
-std::optional<FloatFormat> formatOf(DType dtype) {
-  switch (dtype) {
-  case DType::F16: return FloatFormat{16, 5, 10};
-  case DType::BF16: return FloatFormat{16, 8, 7};
-  case DType::F32: return FloatFormat{32, 8, 23};
-  case DType::F64: return FloatFormat{64, 11, 52};
-  default: return std::nullopt;
-  }
-}
+using ir::FloatFormat;
 
 Value *intLike(Value *like, uint64_t value) {
   return llvm::ConstantInt::get(like->getType(), value);
@@ -74,7 +62,7 @@ Value *narrowExponent(llvm::IRBuilder<> &b, Value *bits, const FloatFormat &f,
 Value *emitReducePrecision(EmitterContext &ctx, DType dtype,
                            int64_t exponentBits, int64_t mantissaBits,
                            Value *x) {
-  std::optional<FloatFormat> format = formatOf(dtype);
+  std::optional<FloatFormat> format = ir::floatFormat(dtype);
   if (!format || exponentBits < 1 || mantissaBits < 0)
     return nullptr;
   llvm::IRBuilder<> &b = ctx.builder();

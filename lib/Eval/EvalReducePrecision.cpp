@@ -17,20 +17,7 @@ namespace kiln::eval::detail {
 
 namespace {
 
-/// The field widths of a binary floating-point storage format.
-struct FloatFormat {
-  int bits, exponentBits, mantissaBits;
-};
-
-std::optional<FloatFormat> formatOf(DType dtype) {
-  switch (dtype) {
-  case DType::F16: return FloatFormat{16, 5, 10};
-  case DType::BF16: return FloatFormat{16, 8, 7};
-  case DType::F32: return FloatFormat{32, 8, 23};
-  case DType::F64: return FloatFormat{64, 11, 52};
-  default: return std::nullopt;
-  }
-}
+using ir::FloatFormat;
 
 /// Rounds the mantissa field to `keep` bits, ties to even; the dropped
 /// bits become zero.
@@ -77,7 +64,7 @@ Error runReducePrecision(const Instruction &inst, const Operands &ops,
   DType type = in.shape().dtype();
   if (Error e = expectDType(inst, out, type))
     return e;
-  std::optional<FloatFormat> format = formatOf(type);
+  std::optional<FloatFormat> format = ir::floatFormat(type);
   if (!format)
     return unsupportedType(inst, type);
   int64_t exponentBits = inst.attrs().exponentBits;
