@@ -24,8 +24,8 @@ unsigned widthBits(DType dtype) { return unsigned(ir::byteSize(dtype)) * 8; }
 /// A compute value's bits as an integer of the dtype's width.
 Value *bitsOf(EmitterContext &ctx, DType dtype, Value *value) {
   Value *stored = ctx.toStorage(dtype, value); // f16/bf16: i16 bits
-  return ctx.builder().CreateBitCast(
-      stored, ctx.builder().getIntNTy(widthBits(dtype)));
+  return ctx.builder().CreateBitCast(stored,
+                                     ctx.builder().getIntNTy(widthBits(dtype)));
 }
 
 /// The compute value whose bits are the integer `bits` of dtype's width.
@@ -79,8 +79,9 @@ Expected<Value *> widenElement(EmitterContext &ctx, const Instruction &inst,
         ctx.elementOf(*inst.operand(0), {indices, nullptr, 1});
     if (!part)
       return part;
-    Value *placed = b.CreateShl(b.CreateZExt(bitsOf(ctx, from, *part), wideType),
-                                uint64_t(k) * widthBits(from));
+    Value *placed =
+        b.CreateShl(b.CreateZExt(bitsOf(ctx, from, *part), wideType),
+                    uint64_t(k) * widthBits(from));
     bits = b.CreateOr(bits, placed);
   }
   return valueOfBits(ctx, to, bits);

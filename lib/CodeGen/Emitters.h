@@ -62,9 +62,9 @@ Expected<llvm::Value *> generateRng(EmitterContext &ctx,
                                     const ElementIndex &index);
 /// generateElement for `bitcast-convert` (BitcastConvertEmitter.cpp): one
 /// element (lanes == 1) from the operand element(s) holding its bits.
-Expected<llvm::Value *> generateBitcastConvert(
-    EmitterContext &ctx, const ir::Instruction &instruction,
-    const ElementIndex &index);
+Expected<llvm::Value *>
+generateBitcastConvert(EmitterContext &ctx, const ir::Instruction &instruction,
+                       const ElementIndex &index);
 /// `reduce-precision` of compute values `x` of float `dtype`
 /// (ReducePrecisionEmitter.cpp); nullptr for other dtypes or widths the
 /// verifier rejects.

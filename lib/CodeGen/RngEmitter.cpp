@@ -53,10 +53,10 @@ Value *counterBits(EmitterContext &ctx, uint64_t seed, Value *counter,
     Value *mixed = b.CreateXor(z, b.CreateLShr(z, wide(ctx, lanes, shift)));
     return b.CreateMul(mixed, wide(ctx, lanes, multiplier));
   };
-  Value *state = b.CreateAdd(
-      wide(ctx, lanes, seed),
-      b.CreateMul(b.CreateAdd(counter, wide(ctx, lanes, 1)),
-                  wide(ctx, lanes, random::kStateIncrement)));
+  Value *state =
+      b.CreateAdd(wide(ctx, lanes, seed),
+                  b.CreateMul(b.CreateAdd(counter, wide(ctx, lanes, 1)),
+                              wide(ctx, lanes, random::kStateIncrement)));
   Value *z = mixStep(state, random::kMixShift1, random::kMixMultiplier1);
   z = mixStep(z, random::kMixShift2, random::kMixMultiplier2);
   return b.CreateXor(z, b.CreateLShr(z, wide(ctx, lanes, random::kMixShift3)));
@@ -73,8 +73,8 @@ Value *unitValue(EmitterContext &ctx, Value *bits, llvm::Type *type,
   // Below 2^53, so the signed conversion (cheaper on x86) is exact.
   Value *top = b.CreateLShr(bits, wide(ctx, lanes, 64 - unitBits));
   Value *whole = b.CreateSIToFP(top, type);
-  return b.CreateFMul(whole,
-                      llvm::ConstantFP::get(type, std::ldexp(1.0, -int(unitBits))));
+  return b.CreateFMul(
+      whole, llvm::ConstantFP::get(type, std::ldexp(1.0, -int(unitBits))));
 }
 
 Value *floatConstant(llvm::Type *type, double value) {
@@ -127,10 +127,9 @@ Expected<Value *> generateRng(EmitterContext &ctx, const Instruction &inst,
   Value *a = ctx.splat(*first, index.lanes);
   Value *b = ctx.splat(*second, index.lanes);
   Value *counters = elementCounters(ctx, inst, index);
-  Value *result =
-      inst.attrs().distribution == ir::RngDistribution::Normal
-          ? normalValue(ctx, inst, counters, a, b, index.lanes)
-          : uniformValue(ctx, inst, counters, a, b, index.lanes);
+  Value *result = inst.attrs().distribution == ir::RngDistribution::Normal
+                      ? normalValue(ctx, inst, counters, a, b, index.lanes)
+                      : uniformValue(ctx, inst, counters, a, b, index.lanes);
   // f16/bf16 compute in f32; round to the stored precision so users in a
   // fusion see the value the evaluator stores.
   if (dtype == DType::F16 || dtype == DType::BF16)

@@ -198,9 +198,9 @@ void convertAround(ir::Computation &computation, const Float32Island &island) {
   for (size_t i : island.float32Operands) {
     ir::Instruction *operand = instruction->operand(i);
     instruction->setOperand(
-        i, computation.add(ir::Opcode::Convert,
-                           operand->shape().withDType(ir::DType::F32),
-                           {operand}));
+        i,
+        computation.add(ir::Opcode::Convert,
+                        operand->shape().withDType(ir::DType::F32), {operand}));
   }
   if (instruction->shape().dtype() != ir::DType::F32)
     return;

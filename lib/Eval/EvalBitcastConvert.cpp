@@ -1,4 +1,4 @@
-//===- EvalBitcastConvert.cpp - bitcast-convert: the same bytes retyped ----===//
+//===- EvalBitcastConvert.cpp - bitcast-convert: the same bytes retyped ---===//
 //
 // A row-major array's bytes read as another dtype. When the widths differ
 // the minor dimension holds the narrow elements of one wide element, least
@@ -23,8 +23,7 @@ Expected<Literal> evalBitcastConvert(const Instruction &inst,
   if (out.bytes().size() != operand.bytes().size())
     return instructionError(
         inst, fmt::format("operand {} and result {} differ in byte size",
-                          operand.shape().toString(),
-                          inst.shape().toString()));
+                          operand.shape().toString(), inst.shape().toString()));
   out.bytes() = operand.bytes();
   return out;
 }

@@ -1,4 +1,4 @@
-//===- EvalReducePrecision.cpp - reduce-precision on a float's bits --------===//
+//===- EvalReducePrecision.cpp - reduce-precision on a float's bits -------===//
 //
 // Works on the value's own bit pattern (f16 on its 16 bits, not through
 // f32), so every dtype gets exactly XLA's result: the mantissa rounded to
@@ -77,8 +77,8 @@ Error runReducePrecision(const Instruction &inst, const Operands &ops,
     uint64_t bits = 0; // little-endian host: the low bytes of a uint64_t
     std::memcpy(&bits, in.bytes().data() + size_t(i) * size, size);
     if (!isNanBits(bits, *format))
-      bits = narrowExponent(roundMantissa(bits, *format, mantissaBits),
-                            *format, exponentBits);
+      bits = narrowExponent(roundMantissa(bits, *format, mantissaBits), *format,
+                            exponentBits);
     std::memcpy(out.bytes().data() + size_t(i) * size, &bits, size);
   }
   return Error::success();

@@ -1,4 +1,4 @@
-//===- EvalRng.cpp - rng: uniform and normal values from a counter ---------===//
+//===- EvalRng.cpp - rng: uniform and normal values from a counter --------===//
 //
 // Element i is a function of (seed, i) only (kiln/Support/CounterRandom.h),
 // computed in the dtype's compute type (f32 for f16/bf16/f32, f64 for f64)

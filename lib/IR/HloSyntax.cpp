@@ -19,9 +19,8 @@ constexpr std::array<std::string_view, 30> kAttrNames = {
     "start_index_map",      "index_vector_dim",    "slice_sizes",
     "direction",            "index",               "kind",
     "calls",                "reducer",             "k",
-    "largest",              "descending",
-    "exponent_bits",        "mantissa_bits",
-    "distribution",         "seed"};
+    "largest",              "descending",          "exponent_bits",
+    "mantissa_bits",        "distribution",        "seed"};
 static_assert(kAttrNames.size() == size_t(AttrKey::Seed) + 1);
 
 using enum AttrKey;

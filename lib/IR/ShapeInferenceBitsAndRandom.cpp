@@ -1,4 +1,4 @@
-//===- ShapeInferenceBitsAndRandom.cpp - bitcast-convert, reduce-precision, rng
+//===- ShapeInferenceBitsAndRandom.cpp - Bits and random numbers ----------===//
 //
 // Shape rules of the opcodes that work on a value's bit pattern or produce
 // values without reading any: their semantics are in docs/hlo.md.

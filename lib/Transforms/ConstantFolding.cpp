@@ -46,8 +46,7 @@ bool isFoldable(const Instruction &instruction) {
   Opcode opcode = instruction.opcode();
   if (opcode == Opcode::Parameter || opcode == Opcode::Constant ||
       opcode == Opcode::Iota || opcode == Opcode::Rng ||
-      isBroadcastOfConstant(instruction) ||
-      instruction.shape().isTuple())
+      isBroadcastOfConstant(instruction) || instruction.shape().isTuple())
     return false;
   // Dead code is dce's business; folding it would only churn.
   return !instruction.users().empty() ||

@@ -345,12 +345,12 @@ TEST_CASE("bitcast-convert, reduce-precision and rng reject misuse",
   CHECK_THAT(rejection(Opcode::BitcastConvert, {Shape(DType::U8, {})}, {},
                        Shape(DType::U16, {})),
              Contains("needs a last dimension of 2"));
-  CHECK_THAT(rejection(Opcode::BitcastConvert, {pred({4})}, {},
-                       Shape(DType::U8, {4})),
-             Contains("expected numeric operands but found pred"));
-  CHECK_THAT(rejection(Opcode::BitcastConvert, {Shape(DType::U8, {4})}, {},
-                       pred({4})),
-             Contains("must produce a numeric dtype but declares pred"));
+  CHECK_THAT(
+      rejection(Opcode::BitcastConvert, {pred({4})}, {}, Shape(DType::U8, {4})),
+      Contains("expected numeric operands but found pred"));
+  CHECK_THAT(
+      rejection(Opcode::BitcastConvert, {Shape(DType::U8, {4})}, {}, pred({4})),
+      Contains("must produce a numeric dtype but declares pred"));
   Attributes bits;
   bits.exponentBits = 0;
   bits.mantissaBits = 3;
@@ -367,12 +367,12 @@ TEST_CASE("bitcast-convert, reduce-precision and rng reject misuse",
              Contains("expected floating-point operands but found s32"));
   CHECK_THAT(rejection(Opcode::Rng, {f32({2}), f32({})}, {}, f32({3})),
              Contains("a (operand 0) must be a scalar but has shape f32[2]"));
-  CHECK_THAT(rejection(Opcode::Rng, {f32({}), Shape(DType::F64, {})}, {},
-                       f32({3})),
-             Contains("operand 1 has dtype f64 but operand 0 has dtype f32"));
-  CHECK_THAT(rejection(Opcode::Rng, {f32({}), f32({})}, {},
-                       Shape(DType::F16, {3})),
-             Contains("rng declares dtype f16 but its operands have dtype f32"));
+  CHECK_THAT(
+      rejection(Opcode::Rng, {f32({}), Shape(DType::F64, {})}, {}, f32({3})),
+      Contains("operand 1 has dtype f64 but operand 0 has dtype f32"));
+  CHECK_THAT(
+      rejection(Opcode::Rng, {f32({}), f32({})}, {}, Shape(DType::F16, {3})),
+      Contains("rng declares dtype f16 but its operands have dtype f32"));
 }
 
 TEST_CASE("every opcode has a valid shape-inference case",
