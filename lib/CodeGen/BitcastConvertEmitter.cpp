@@ -7,6 +7,8 @@
 // (u8[..., 4] -> f32) ORs operand element k into those bits. Bits are
 // numbered from the least significant, which is little-endian byte order
 // whatever the target; the integer operations never depend on memory order.
+// An f16/bf16 result is a float compute value like any other, so storing it
+// quiets a signaling NaN (docs/hlo.md).
 //
 //===----------------------------------------------------------------------===//
 #include "Emitters.h"
@@ -34,27 +36,46 @@ Value *valueOfBits(EmitterContext &ctx, DType dtype, Value *bits) {
   return ctx.toCompute(dtype, stored);
 }
 
-/// The operand index of the elements result element `index` reads: the
-/// same index with the minor dimension dropped (narrowing) or kept.
-std::vector<Value *> outerIndices(EmitterContext &ctx, const Instruction &inst,
-                                  const ElementIndex &index) {
+/// The result element's multi-dimensional index (delinearized when the
+/// loop gives only the linear one).
+std::vector<Value *> resultIndices(EmitterContext &ctx, const Instruction &inst,
+                                   const ElementIndex &index) {
   if (!index.indices.empty() || inst.shape().rank() == 0)
     return index.indices;
   return ctx.delinearize(index.linear, inst.shape().dims());
+}
+
+/// The bits of the operand element at `indices`. f16 and bf16 compute as
+/// float, whose conversion back quiets a signaling NaN, so an operand in
+/// memory is read as its stored bits instead.
+Expected<Value *> operandBits(EmitterContext &ctx, const Instruction &inst,
+                              const std::vector<Value *> &indices) {
+  DType from = inst.operand(0)->shape().dtype();
+  if (from == DType::F16 || from == DType::BF16)
+    if (std::optional<BufferRef> buffer = ctx.operandBuffer(inst, 0)) {
+      Value *linear = ctx.linearIndex(indices, buffer->dims);
+      return ctx.builder().CreateAlignedLoad(
+          ctx.storageType(from), ctx.elementPointer(*buffer, linear),
+          llvm::Align(ir::byteSize(from)));
+    }
+  Expected<Value *> value =
+      ctx.elementOf(*inst.operand(0), {indices, nullptr, 1});
+  if (!value)
+    return value;
+  return bitsOf(ctx, from, *value);
 }
 
 /// Narrowing: bits [k*w, (k+1)*w) of the wide operand element.
 Expected<Value *> narrowElement(EmitterContext &ctx, const Instruction &inst,
                                 std::vector<Value *> indices) {
   llvm::IRBuilder<> &b = ctx.builder();
-  DType from = inst.operand(0)->shape().dtype(), to = inst.shape().dtype();
+  DType to = inst.shape().dtype();
   Value *minor = indices.back();
   indices.pop_back();
-  Expected<Value *> wideValue =
-      ctx.elementOf(*inst.operand(0), {indices, nullptr, 1});
-  if (!wideValue)
-    return wideValue;
-  Value *bits = bitsOf(ctx, from, *wideValue);
+  Expected<Value *> wideBits = operandBits(ctx, inst, indices);
+  if (!wideBits)
+    return wideBits;
+  Value *bits = *wideBits;
   llvm::Type *wideType = bits->getType();
   Value *shift = b.CreateMul(b.CreateZExtOrTrunc(minor, wideType),
                              llvm::ConstantInt::get(wideType, widthBits(to)));
@@ -75,13 +96,11 @@ Expected<Value *> widenElement(EmitterContext &ctx, const Instruction &inst,
   indices.push_back(nullptr);
   for (unsigned k = 0; k < ratio; ++k) {
     indices.back() = ctx.i64(k);
-    Expected<Value *> part =
-        ctx.elementOf(*inst.operand(0), {indices, nullptr, 1});
+    Expected<Value *> part = operandBits(ctx, inst, indices);
     if (!part)
       return part;
-    Value *placed =
-        b.CreateShl(b.CreateZExt(bitsOf(ctx, from, *part), wideType),
-                    uint64_t(k) * widthBits(from));
+    Value *placed = b.CreateShl(b.CreateZExt(*part, wideType),
+                                uint64_t(k) * widthBits(from));
     bits = b.CreateOr(bits, placed);
   }
   return valueOfBits(ctx, to, bits);
@@ -97,16 +116,15 @@ Expected<Value *> generateBitcastConvert(EmitterContext &ctx,
   DType from = inst.operand(0)->shape().dtype(), to = inst.shape().dtype();
   if (from == DType::Pred || to == DType::Pred)
     return EmitterContext::unsupported(inst, "bitcast-convert of pred");
-  std::vector<Value *> indices = outerIndices(ctx, inst, index);
+  std::vector<Value *> indices = resultIndices(ctx, inst, index);
   if (widthBits(from) > widthBits(to))
     return narrowElement(ctx, inst, std::move(indices));
   if (widthBits(from) < widthBits(to))
     return widenElement(ctx, inst, std::move(indices));
-  Expected<Value *> value =
-      ctx.elementOf(*inst.operand(0), {indices, nullptr, 1});
-  if (!value)
-    return value;
-  return valueOfBits(ctx, to, bitsOf(ctx, from, *value));
+  Expected<Value *> bits = operandBits(ctx, inst, indices);
+  if (!bits)
+    return bits;
+  return valueOfBits(ctx, to, *bits);
 }
 
 } // namespace kiln::codegen
