@@ -31,6 +31,13 @@ int64_t arrayBytes(const ir::Shape &shape) {
 
 int64_t computationFlops(const ir::Computation &computation);
 
+/// rng's floating-point operations per element (docs/hlo.md, Random
+/// numbers): uniform a + (b - a) * u; normal a + b * (sqrt(-2 * log(1 - u1))
+/// * cos(2 pi * u2)), each function one like an elementwise op. The integer
+/// mixing that makes u is not counted, like index arithmetic.
+constexpr int64_t kUniformRngFlops = 3;
+constexpr int64_t kNormalRngFlops = 9;
+
 int64_t instructionFlops(const Instruction &instruction) {
   const ir::Shape &shape = instruction.shape();
   switch (instruction.opcode()) {
@@ -59,7 +66,14 @@ int64_t instructionFlops(const Instruction &instruction) {
   case Opcode::Fusion:
     return computationFlops(*instruction.calledComputation());
   case Opcode::Copy:
+  case Opcode::BitcastConvert: // moves bits, like a reshape
     return 0;
+  case Opcode::Rng: // counted like elementwise ops: one per operation
+    return saturatingMul(shape.numElements(),
+                         instruction.attrs().distribution ==
+                                 ir::RngDistribution::Normal
+                             ? kNormalRngFlops
+                             : kUniformRngFlops);
   default:
     return ir::isElementwise(instruction.opcode()) ? shape.numElements() : 0;
   }

@@ -236,6 +236,10 @@ static Expected<Value *> generateElementwise(EmitterContext &ctx,
   case Opcode::IsFinite:
     result = emitElementwiseOp(ctx, inst.opcode(), from, operands);
     break;
+  case Opcode::ReducePrecision:
+    result = emitReducePrecision(ctx, from, inst.attrs().exponentBits,
+                                 inst.attrs().mantissaBits, operands[0]);
+    break;
   default:
     result = emitElementwiseOp(ctx, inst.opcode(), to, operands);
   }
@@ -255,6 +259,10 @@ Expected<Value *> generateElement(EmitterContext &ctx, const Instruction &inst,
   switch (inst.opcode()) {
   case Opcode::Iota:
     return generateIota(ctx, inst, index);
+  case Opcode::Rng:
+    return generateRng(ctx, inst, index);
+  case Opcode::BitcastConvert:
+    return generateBitcastConvert(ctx, inst, index);
   case Opcode::Broadcast:
     return generateBroadcast(ctx, inst, index);
   case Opcode::Reshape:
@@ -289,6 +297,8 @@ static bool isLinear(EmitterContext &ctx, const Instruction &inst, bool top) {
     return true;
   if (inst.opcode() == Opcode::Constant)
     return inst.shape().numElements() == 1;
+  if (inst.opcode() == Opcode::Rng) // a function of the linear index
+    return true;
   if (inst.opcode() == Opcode::Broadcast &&
       inst.operand(0)->shape().rank() == 0)
     return isLinear(ctx, *inst.operand(0), false);
@@ -331,6 +341,7 @@ bool rowVectorizable(EmitterContext &ctx, const Instruction &inst, bool top) {
   case Opcode::Constant:
     return inst.shape().numElements() == 1;
   case Opcode::Iota:
+  case Opcode::Rng:
     return true;
   case Opcode::Broadcast:
     // Off the row, one operand element is splat (any generator does it).

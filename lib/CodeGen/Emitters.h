@@ -67,6 +67,22 @@ bool rowVectorizable(EmitterContext &ctx, const ir::Instruction &instruction,
 Expected<llvm::Value *> generateGather(EmitterContext &ctx,
                                        const ir::Instruction &instruction,
                                        const ElementIndex &index);
+/// generateElement for `rng` (RngEmitter.cpp): the counter-based generator
+/// at the element's linear index; any number of lanes.
+Expected<llvm::Value *> generateRng(EmitterContext &ctx,
+                                    const ir::Instruction &instruction,
+                                    const ElementIndex &index);
+/// generateElement for `bitcast-convert` (BitcastConvertEmitter.cpp): one
+/// element (lanes == 1) from the operand element(s) holding its bits.
+Expected<llvm::Value *>
+generateBitcastConvert(EmitterContext &ctx, const ir::Instruction &instruction,
+                       const ElementIndex &index);
+/// `reduce-precision` of compute values `x` of float `dtype`
+/// (ReducePrecisionEmitter.cpp); nullptr for other dtypes or widths the
+/// verifier rejects.
+llvm::Value *emitReducePrecision(EmitterContext &ctx, ir::DType dtype,
+                                 int64_t exponentBits, int64_t mantissaBits,
+                                 llvm::Value *x);
 /// Whether a gather's row runs read operand rows: its output's innermost
 /// dimension is an offset dimension over the operand's innermost one.
 bool gatherKeepsRows(const ir::Instruction &instruction);

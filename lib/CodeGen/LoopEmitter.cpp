@@ -296,7 +296,12 @@ static Value *floatToHalf(llvm::IRBuilder<> &b, Value *value) {
   // Inf or NaN (or too large: rounds to inf).
   Value *isHuge = b.CreateICmpUGE(a, intLike(b, u, (127 + 16) << 23));
   Value *isNan = b.CreateICmpUGT(a, intLike(b, u, 255u << 23));
-  Value *huge = b.CreateSelect(isNan, intLike(b, u, 0x7e00), intLike(b, u, 0x7c00));
+  // NaN stays quiet with the top of its payload, as the evaluator's
+  // floatToHalf keeps it (bitcast-convert makes payloads visible).
+  Value *payload =
+      b.CreateAnd(b.CreateLShr(a, intLike(b, u, 13)), intLike(b, u, 0x3ff));
+  Value *quietNan = b.CreateOr(payload, intLike(b, u, 0x7e00));
+  Value *huge = b.CreateSelect(isNan, quietNan, intLike(b, u, 0x7c00));
   // Subnormal or zero: align mantissa with a magic float add (RNE).
   const uint32_t magic = ((127 - 15) + (23 - 10) + 1) << 23;
   Value *isSmall = b.CreateICmpULT(a, intLike(b, u, 113u << 23));

@@ -175,19 +175,74 @@ ir::Shape widenShape(const ir::Shape &shape) {
   return ir::Shape(ir::DType::F64, shape.dims());
 }
 
+/// bitcast-convert and rng are defined by float32 bits and float32
+/// arithmetic: made float64 they would give other values (a double's bytes,
+/// a 53-bit unit value and other random numbers), not more precise ones.
+bool staysFloat32(const ir::Instruction &instruction) {
+  return instruction.opcode() == ir::Opcode::BitcastConvert ||
+         instruction.opcode() == ir::Opcode::Rng;
+}
+
+/// The float32 operands of an instruction that stays float32, recorded
+/// before widening makes them float64.
+struct Float32Island {
+  ir::Instruction *instruction;
+  std::vector<size_t> float32Operands;
+};
+
+/// Reads the widened float32 operands through converts back to float32, and
+/// gives the instruction's users (and its computation's root) a float64
+/// conversion of its float32 result.
+void convertAround(ir::Computation &computation, const Float32Island &island) {
+  ir::Instruction *instruction = island.instruction;
+  for (size_t i : island.float32Operands) {
+    ir::Instruction *operand = instruction->operand(i);
+    instruction->setOperand(
+        i,
+        computation.add(ir::Opcode::Convert,
+                        operand->shape().withDType(ir::DType::F32), {operand}));
+  }
+  if (instruction->shape().dtype() != ir::DType::F32)
+    return;
+  ir::Instruction *wide = computation.add(
+      ir::Opcode::Convert, widenShape(instruction->shape()), {instruction});
+  for (ir::Instruction *user : std::vector<ir::Instruction *>(
+           instruction->users().begin(), instruction->users().end()))
+    if (user != wide)
+      user->replaceOperand(instruction, wide);
+  if (computation.root() == instruction)
+    computation.setRoot(wide);
+}
+
 } // namespace
 
 Expected<std::unique_ptr<ir::Module>> widenToF64(const ir::Module &module) {
   std::unique_ptr<ir::Module> wide = module.clone();
-  for (ir::Computation *computation : wide->computations())
+  for (ir::Computation *computation : wide->computations()) {
+    std::vector<Float32Island> islands;
     for (ir::Instruction *instruction : computation->instructions()) {
-      instruction->setShape(widenShape(instruction->shape()));
+      if (!staysFloat32(*instruction))
+        continue;
+      Float32Island island{instruction, {}};
+      for (size_t i = 0; i < instruction->operandCount(); ++i)
+        if (instruction->operand(i)->shape().dtype() == ir::DType::F32)
+          island.float32Operands.push_back(i);
+      islands.push_back(std::move(island));
+    }
+    for (ir::Instruction *instruction : computation->instructions()) {
+      if (!staysFloat32(*instruction))
+        instruction->setShape(widenShape(instruction->shape()));
       if (instruction->opcode() == ir::Opcode::Constant &&
           instruction->literal().shape().dtype() == ir::DType::F32)
         instruction->setLiteral(import::literalFromDoubles(
             instruction->shape(),
             import::literalToDoubles(instruction->literal())));
     }
+    for (const Float32Island &island : islands)
+      convertAround(*computation, island);
+    if (!islands.empty())
+      computation->sortTopologically();
+  }
   if (Error error = ir::verifyModule(*wide))
     return makeError("cannot evaluate this model in float64: {}",
                      error.message());

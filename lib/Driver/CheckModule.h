@@ -50,8 +50,10 @@ Expected<CheckModules> buildCheckModules(const ir::Module &optimized,
                                          const std::string &injectError);
 
 /// `module` with every f32 value (shapes, constants, inside fusions too)
-/// made f64, for evaluating the same graph in double precision. Fails for
-/// bitcast-convert, whose meaning depends on the element size.
+/// made f64, for evaluating the same graph in double precision, except
+/// bitcast-convert and rng: defined by float32 bits and arithmetic, they
+/// stay float32 between converts, so the f64 run sees the same bits and
+/// the same random values.
 Expected<std::unique_ptr<ir::Module>> widenToF64(const ir::Module &module);
 
 } // namespace kiln::driver

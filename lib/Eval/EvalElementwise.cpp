@@ -195,9 +195,12 @@ struct KernelEntry {
 /// The opcodes whose result dtype or operands need more than one scalar
 /// function of the operands' dtype.
 const KernelEntry kSpecialKernels[] = {
-    {Opcode::IsFinite, runIsFinite}, {Opcode::Convert, runConvert},
-    {Opcode::Compare, runCompare},   {Opcode::Select, runSelect},
+    {Opcode::IsFinite, runIsFinite},
+    {Opcode::Convert, runConvert},
+    {Opcode::Compare, runCompare},
+    {Opcode::Select, runSelect},
     {Opcode::Clamp, runClamp},
+    {Opcode::ReducePrecision, runReducePrecision},
 };
 
 // Every other elementwise row of Opcodes.def (unary or binary, result of the

@@ -196,6 +196,13 @@ Expected<Literal> evalConvolution(const Instruction &instruction,
                                   const Literal &lhs, const Literal &rhs);
 Expected<Literal> evalContraction(const Instruction &instruction,
                                   const Operands &operands);
+Expected<Literal> evalBitcastConvert(const Instruction &instruction,
+                                     const Literal &operand);
+Expected<Literal> evalRng(const Instruction &instruction,
+                          const Operands &operands);
+/// reduce-precision's kernel (EvalElementwise.cpp's table runs it).
+Error runReducePrecision(const Instruction &instruction,
+                         const Operands &operands, Literal &out);
 /// sort and top-k: one literal per result (top-k gives values, indices).
 Expected<std::vector<Literal>> evalOrdering(const Instruction &instruction,
                                             const Operands &operands);

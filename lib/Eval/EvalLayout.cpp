@@ -302,6 +302,8 @@ Expected<Literal> evalLayout(const Instruction &inst, const Operands &ops) {
     return evalIota(inst);
   if (ops.empty())
     return instructionError(inst, "needs an operand");
+  if (inst.opcode() == Opcode::BitcastConvert) // retypes: dtypes differ
+    return evalBitcastConvert(inst, *ops[0]);
   if (inst.opcode() != Opcode::Gather)
     if (Error e = sameDType(inst, *ops[0]))
       return e;

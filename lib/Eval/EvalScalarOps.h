@@ -163,6 +163,11 @@ struct NotOp : IntOrBool {
 struct CopyOp : AnyType {
   template <typename C> static C apply(C x) { return x; }
 };
+/// reduce-precision needs its attributes and the value's bits: it runs its
+/// own kernel (EvalReducePrecision.cpp), never a scalar function.
+struct ReducePrecisionOp {
+  template <typename C> static constexpr bool supports = false;
+};
 
 //===----------------------------------------------------------------------===//
 // Binary

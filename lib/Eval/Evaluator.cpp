@@ -337,6 +337,8 @@ Expected<Literal> evaluateInstruction(const Instruction &inst,
       return inst.literal();
     if (inst.opcode() == Opcode::Iota)
       return evalLayout(inst, operands);
+    if (inst.opcode() == Opcode::Rng)
+      return evalRng(inst, operands);
     break;
   case OpcodeKind::ElementwiseUnary:
   case OpcodeKind::ElementwiseBinary:

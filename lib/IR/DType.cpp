@@ -32,6 +32,16 @@ bool isFloat(DType type) {
          type == DType::F64;
 }
 
+std::optional<FloatFormat> floatFormat(DType type) {
+  switch (type) {
+  case DType::F16: return FloatFormat{16, 5, 10};
+  case DType::BF16: return FloatFormat{16, 8, 7};
+  case DType::F32: return FloatFormat{32, 8, 23};
+  case DType::F64: return FloatFormat{64, 11, 52};
+  default: return std::nullopt;
+  }
+}
+
 bool isSignedInt(DType type) {
   return type == DType::S8 || type == DType::S16 || type == DType::S32 ||
          type == DType::S64;

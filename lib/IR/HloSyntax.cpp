@@ -10,7 +10,7 @@ namespace kiln::ir::syntax {
 namespace {
 
 // Spellings, indexed by AttrKey.
-constexpr std::array<std::string_view, 32> kAttrNames = {
+constexpr std::array<std::string_view, 36> kAttrNames = {
     "iota_dimension",       "dimensions",          "slice",
     "dynamic_slice_sizes",  "padding",             "window",
     "dim_labels",           "feature_group_count", "batch_group_count",
@@ -21,8 +21,9 @@ constexpr std::array<std::string_view, 32> kAttrNames = {
     "calls",                "reducer",             "k",
     "largest",              "descending",          "condition",
     "body",                 "to_apply",            "true_computation",
-    "false_computation",    "branch_computations"};
-static_assert(kAttrNames.size() == size_t(AttrKey::BranchComputations) + 1);
+    "false_computation",    "branch_computations", "exponent_bits",
+    "mantissa_bits",        "distribution",        "seed"};
+static_assert(kAttrNames.size() == size_t(AttrKey::Seed) + 1);
 
 using enum AttrKey;
 constexpr Presence kReq = Presence::Required;
@@ -63,6 +64,9 @@ constexpr AttrSpec kCall[] = {{ToApply, kReq}};
 constexpr AttrSpec kConditional[] = {{TrueComputation, kOpt},
                                      {FalseComputation, kOpt},
                                      {BranchComputations, kOpt}};
+constexpr AttrSpec kReducePrecision[] = {{ExponentBits, kReq},
+                                         {MantissaBits, kReq}};
+constexpr AttrSpec kRng[] = {{Distribution, kReq}, {Seed, kOpt}};
 
 } // namespace
 
@@ -118,6 +122,10 @@ std::span<const AttrSpec> opcodeAttributes(Opcode opcode) {
     return kCall;
   case Opcode::Conditional:
     return kConditional;
+  case Opcode::ReducePrecision:
+    return kReducePrecision;
+  case Opcode::Rng:
+    return kRng;
   default:
     return {};
   }
@@ -137,6 +145,8 @@ bool isDefaultAttr(AttrKey key, const Attributes &attrs) {
     return attrs.largest;
   case Descending:
     return !attrs.descending;
+  case Seed:
+    return attrs.seed == 0;
   default:
     return false;
   }

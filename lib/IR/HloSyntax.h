@@ -52,6 +52,10 @@ enum class AttrKey {
   TrueComputation,
   FalseComputation,
   BranchComputations,
+  ExponentBits,
+  MantissaBits,
+  Distribution,
+  Seed,
 };
 
 /// How an attribute appears in text.

@@ -78,6 +78,8 @@ constexpr std::array<std::string_view, 6> kReducerNames = {"add", "mul", "max",
                                                            "min", "and", "or"};
 constexpr std::array<std::string_view, 3> kFusionNames = {"kLoop", "kInput",
                                                           "kOutput"};
+constexpr std::array<std::string_view, 2> kDistributionNames = {"rng_uniform",
+                                                                "rng_normal"};
 } // namespace
 
 bool isKnownOpcode(Opcode opcode) {
@@ -170,6 +172,13 @@ std::string_view fusionKindName(FusionKind kind) {
 }
 std::optional<FusionKind> parseFusionKind(std::string_view name) {
   return lookup<FusionKind>(kFusionNames, name);
+}
+
+std::string_view rngDistributionName(RngDistribution distribution) {
+  return kDistributionNames[size_t(distribution)];
+}
+std::optional<RngDistribution> parseRngDistribution(std::string_view name) {
+  return lookup<RngDistribution>(kDistributionNames, name);
 }
 
 } // namespace kiln::ir

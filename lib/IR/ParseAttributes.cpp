@@ -173,9 +173,13 @@ bool HloParser::parseAttrValue(AttrKey key, Attributes &a,
   case AttrKey::FalseComputation:
   case AttrKey::BranchComputations:
     break; // callees, above
+  case AttrKey::ExponentBits: return parseInt("bit count", a.exponentBits);
+  case AttrKey::MantissaBits: return parseInt("bit count", a.mantissaBits);
+  case AttrKey::Seed: return parseInt("seed", a.seed);
   case AttrKey::Direction:
   case AttrKey::Kind:
   case AttrKey::Reducer:
+  case AttrKey::Distribution:
     return parseEnumValue(key, a);
   }
   return expected("an attribute value");
@@ -199,6 +203,12 @@ bool HloParser::parseEnumValue(AttrKey key, Attributes &a) {
     a.reducer = value.value_or(a.reducer);
     what = "reducer";
     choices = "add, mul, max, min, and, or";
+  } else if (key == AttrKey::Distribution) {
+    auto value = parseRngDistribution(tok_.text);
+    ok = value.has_value();
+    a.distribution = value.value_or(a.distribution);
+    what = "rng distribution";
+    choices = "rng_uniform, rng_normal";
   } else {
     auto value = parseFusionKind(tok_.text);
     ok = value.has_value();

@@ -234,6 +234,11 @@ std::string formatAttr(AttrKey key, const Instruction &instruction) {
   case AttrKey::K: return std::to_string(a.k);
   case AttrKey::Largest: return a.largest ? "true" : "false";
   case AttrKey::Descending: return a.descending ? "true" : "false";
+  case AttrKey::ExponentBits: return std::to_string(a.exponentBits);
+  case AttrKey::MantissaBits: return std::to_string(a.mantissaBits);
+  case AttrKey::Distribution:
+    return std::string(rngDistributionName(a.distribution));
+  case AttrKey::Seed: return std::to_string(a.seed);
   }
   return "?";
 }

@@ -319,6 +319,8 @@ using Rule = Expected<Shape> (*)(const InferenceInput &);
 Rule ruleFor(Opcode opcode) {
   if (!isKnownOpcode(opcode))
     return nullptr;
+  if (opcode == Opcode::ReducePrecision) // elementwise, plus its widths
+    return inferReducePrecision;
   if (isElementwise(opcode))
     return inferElementwise;
   switch (opcode) {
@@ -328,6 +330,10 @@ Rule ruleFor(Opcode opcode) {
     return inferConstant;
   case Opcode::Iota:
     return inferIota;
+  case Opcode::Rng:
+    return inferRng;
+  case Opcode::BitcastConvert:
+    return inferBitcastConvert;
   case Opcode::Broadcast:
     return inferBroadcast;
   case Opcode::Reshape:

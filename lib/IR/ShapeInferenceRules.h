@@ -99,6 +99,10 @@ Expected<Shape> inferDot(const InferenceInput &in);
 Expected<Shape> inferConvolution(const InferenceInput &in);
 Expected<Shape> inferSort(const InferenceInput &in);
 Expected<Shape> inferTopK(const InferenceInput &in);
+// ShapeInferenceBitsAndRandom.cpp
+Expected<Shape> inferBitcastConvert(const InferenceInput &in);
+Expected<Shape> inferReducePrecision(const InferenceInput &in);
+Expected<Shape> inferRng(const InferenceInput &in);
 
 } // namespace kiln::ir::detail
 

@@ -15,7 +15,9 @@
 // folds. A result over kMaxMaterializedElements is not folded either when
 // it is more than kMaxGrowth times the bytes it is computed from (a big pad
 // of a small table, an op on two big broadcasts of scalars). Tuple-shaped
-// results (sort, top-k) cannot be constants.
+// results (sort, top-k) cannot be constants. rng is never folded, nor known
+// to its users: like an iota its values are cheaper to generate than to
+// store, and XLA runs it as an operation rather than folding it.
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Analysis/CostAnalysis.h"
@@ -43,8 +45,8 @@ bool isBroadcastOfConstant(const Instruction &instruction) {
 bool isFoldable(const Instruction &instruction) {
   Opcode opcode = instruction.opcode();
   if (opcode == Opcode::Parameter || opcode == Opcode::Constant ||
-      opcode == Opcode::Iota || isBroadcastOfConstant(instruction) ||
-      instruction.shape().isTuple())
+      opcode == Opcode::Iota || opcode == Opcode::Rng ||
+      isBroadcastOfConstant(instruction) || instruction.shape().isTuple())
     return false;
   // The fold budget cannot bound a loop; callees are folded inside instead.
   if (ir::calleeCount(opcode) != 0)

@@ -106,6 +106,19 @@ Instruction *selectKnown(Instruction &select) {
   return nullptr;
 }
 
+/// reduce-precision to widths at least the dtype's own -> x: rounding to
+/// the mantissa it has and narrowing to the exponent range it has change no
+/// bit (docs/hlo.md).
+Instruction *reducePrecisionNoOp(Instruction &reduce) {
+  std::optional<ir::FloatFormat> format =
+      ir::floatFormat(reduce.shape().dtype());
+  const ir::Attributes &a = reduce.attrs();
+  if (!format || a.exponentBits < format->exponentBits ||
+      a.mantissaBits < format->mantissaBits)
+    return nullptr;
+  return reduce.operand(0);
+}
+
 constexpr RuleRow kArithmeticRules[] = {
     {Opcode::Add, addIdentity},
     {Opcode::Subtract, subtractZero},
@@ -121,6 +134,7 @@ constexpr RuleRow kArithmeticRules[] = {
     {Opcode::Convert, sameValue},
     {Opcode::Copy, sameValue},
     {Opcode::Select, selectKnown},
+    {Opcode::ReducePrecision, reducePrecisionNoOp},
 };
 } // namespace
 

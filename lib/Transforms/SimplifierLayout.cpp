@@ -152,6 +152,19 @@ Instruction *forwardTupleElement(Instruction &element) {
   return tuple->operand(size_t(element.attrs().index));
 }
 
+/// bitcast-convert to the operand's own shape -> the operand; and
+/// bitcast-convert(bitcast-convert(x)) back to x's shape -> x: both keep
+/// the row-major bytes, so equal shapes mean equal values.
+Instruction *simplifyBitcastConvert(Instruction &bitcast) {
+  Instruction *x = bitcast.operand(0);
+  if (x->shape() == bitcast.shape())
+    return x;
+  if (x->opcode() == Opcode::BitcastConvert &&
+      x->operand(0)->shape() == bitcast.shape())
+    return x->operand(0);
+  return nullptr;
+}
+
 constexpr RuleRow kLayoutRules[] = {
     {Opcode::Reshape, simplifyReshape},
     {Opcode::Transpose, simplifyTranspose},
@@ -162,6 +175,7 @@ constexpr RuleRow kLayoutRules[] = {
     {Opcode::Concatenate, simplifyConcatenate},
     {Opcode::DynamicSlice, simplifyDynamicSlice},
     {Opcode::GetTupleElement, forwardTupleElement},
+    {Opcode::BitcastConvert, simplifyBitcastConvert},
 };
 } // namespace
 

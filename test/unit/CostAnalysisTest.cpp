@@ -74,6 +74,26 @@ ENTRY main {
   checkCost(moduleCost(*module), 18, 144, 78);
 }
 
+TEST_CASE("rng counts its distribution's operations; bitcast-convert none",
+          "[cost]") {
+  auto module = parse(R"(HloModule m, entry=main
+ENTRY main {
+  a = f32[] parameter(0)
+  b = f32[] parameter(1)
+  u = f32[2,5] rng(a, b), distribution=rng_uniform
+  n = f32[4] rng(a, b), distribution=rng_normal, seed=1
+  bits = u8[4,4] bitcast-convert(n)
+  ROOT t = (f32[2,5], u8[4,4]) tuple(u, bits)
+})");
+  // Uniform: sub, mul, add = 3 per element x 10; reads the two scalars
+  // (8 bytes), writes 40.
+  checkCost(instructionCost(find(*module, "u")), 30, 8, 40);
+  // Normal: sub, mul, log, sqrt, mul, cos, mul, mul, add = 9 x 4.
+  checkCost(instructionCost(find(*module, "n")), 36, 8, 16);
+  // Reinterpreting 16 bytes computes nothing.
+  checkCost(instructionCost(find(*module, "bits")), 0, 16, 16);
+}
+
 TEST_CASE("reductions count reduced elements or window taps", "[cost]") {
   auto module = parse(R"(HloModule m, entry=main
 ENTRY main {

@@ -21,11 +21,11 @@ TEST_CASE("elemental in fusion: elementwise, leaves, index-only movement, "
   // Everything a fused loop computes from operand elements, or reads or
   // aliases without computing; the rest gets a buffer of its own.
   const std::set<Opcode> elemental = {
-      Opcode::Parameter, Opcode::Constant,    Opcode::Iota,
-      Opcode::Broadcast, Opcode::Reshape,     Opcode::Transpose,
-      Opcode::Slice,     Opcode::Concatenate, Opcode::Pad,
-      Opcode::Reverse,   Opcode::Gather,      Opcode::Tuple,
-      Opcode::GetTupleElement};
+      Opcode::Parameter,       Opcode::Constant,    Opcode::Iota,
+      Opcode::Broadcast,       Opcode::Reshape,     Opcode::Transpose,
+      Opcode::Slice,           Opcode::Concatenate, Opcode::Pad,
+      Opcode::Reverse,         Opcode::Gather,      Opcode::Tuple,
+      Opcode::GetTupleElement, Opcode::Rng,         Opcode::BitcastConvert};
   for (Opcode opcode : kAllOpcodes) {
     INFO(opcodeName(opcode));
     CHECK(isElementalInFusion(opcode) ==

@@ -295,6 +295,33 @@ static void structureCases(Cases &cases) {
                     f32({2}));
 }
 
+static void bitsAndRandomCases(Cases &cases) {
+  Shape u8x44(DType::U8, {4, 4});
+  // Equal widths keep the dims; f32 -> u8 appends 4 bytes; u8[4,4] -> f32
+  // consumes the minor 4; f64[] -> s32 appends 2; f16[3,2] -> f32[3].
+  cases.expect(Opcode::BitcastConvert, {f32({2, 3})}, {}, s32({2, 3}),
+               s32({2, 3}));
+  cases.expect(Opcode::BitcastConvert, {f32({4})}, {}, u8x44, u8x44);
+  cases.expect(Opcode::BitcastConvert, {u8x44}, {}, f32({4}), f32({4}));
+  cases.expect(Opcode::BitcastConvert, {Shape(DType::F64, {})}, {}, s32({2}),
+               s32({2}));
+  cases.expect(Opcode::BitcastConvert, {Shape(DType::F16, {3, 2})}, {},
+               f32({3}), f32({3}));
+  Attributes bf16Like;
+  bf16Like.exponentBits = 8;
+  bf16Like.mantissaBits = 7;
+  cases.expect(Opcode::ReducePrecision, {f32({2, 5})}, bf16Like, f32({2, 5}));
+  bf16Like.mantissaBits = 0; // zero mantissa bits is allowed
+  cases.expect(Opcode::ReducePrecision, {Shape(DType::F16, {3})}, bf16Like,
+               Shape(DType::F16, {3}));
+  // rng takes its shape from the declaration, its dtype from a and b.
+  Attributes normal;
+  normal.distribution = RngDistribution::Normal;
+  cases.expect(Opcode::Rng, {f32({}), f32({})}, {}, f32({3, 7}), f32({3, 7}));
+  cases.expect(Opcode::Rng, {Shape(DType::F64, {}), Shape(DType::F64, {})},
+               normal, Shape(DType::F64, {5}), Shape(DType::F64, {5}));
+}
+
 TEST_CASE("leaves, unary and convert", "[shape-inference]") {
   Cases cases;
   leafAndUnaryCases(cases);
@@ -330,6 +357,58 @@ TEST_CASE("ordering and structure", "[shape-inference]") {
   structureCases(cases);
 }
 
+TEST_CASE("bitcast-convert, reduce-precision and rng", "[shape-inference]") {
+  Cases cases;
+  bitsAndRandomCases(cases);
+}
+
+/// The error inferShape gives for a case that must be rejected.
+static std::string rejection(Opcode opcode, std::vector<Shape> operands,
+                             Attributes attrs, Shape declared) {
+  Expected<Shape> result = inferShape(opcode, operands, attrs, declared);
+  return result ? "accepted as " + result->toString() : result.errorMessage();
+}
+
+TEST_CASE("bitcast-convert, reduce-precision and rng reject misuse",
+          "[shape-inference]") {
+  using Catch::Contains;
+  Shape u8x43(DType::U8, {4, 3});
+  CHECK_THAT(rejection(Opcode::BitcastConvert, {u8x43}, {}, f32({4})),
+             Contains("needs a last dimension of 4 (the width ratio) but the "
+                      "operand has shape u8[4,3]"));
+  CHECK_THAT(rejection(Opcode::BitcastConvert, {Shape(DType::U8, {})}, {},
+                       Shape(DType::U16, {})),
+             Contains("needs a last dimension of 2"));
+  CHECK_THAT(
+      rejection(Opcode::BitcastConvert, {pred({4})}, {}, Shape(DType::U8, {4})),
+      Contains("expected numeric operands but found pred"));
+  CHECK_THAT(
+      rejection(Opcode::BitcastConvert, {Shape(DType::U8, {4})}, {}, pred({4})),
+      Contains("must produce a numeric dtype but declares pred"));
+  Attributes bits;
+  bits.exponentBits = 0;
+  bits.mantissaBits = 3;
+  CHECK_THAT(rejection(Opcode::ReducePrecision, {f32({2})}, bits, Shape()),
+             Contains("exponent_bits must be at least 1 but is 0"));
+  bits.exponentBits = 5;
+  bits.mantissaBits = -1;
+  CHECK_THAT(rejection(Opcode::ReducePrecision, {f32({2})}, bits, Shape()),
+             Contains("mantissa_bits must be at least 0 but is -1"));
+  bits.mantissaBits = 2;
+  CHECK_THAT(rejection(Opcode::ReducePrecision, {s32({2})}, bits, Shape()),
+             Contains("expected floating-point operands but found s32"));
+  CHECK_THAT(rejection(Opcode::Rng, {s32({}), s32({})}, {}, s32({3})),
+             Contains("expected floating-point operands but found s32"));
+  CHECK_THAT(rejection(Opcode::Rng, {f32({2}), f32({})}, {}, f32({3})),
+             Contains("a (operand 0) must be a scalar but has shape f32[2]"));
+  CHECK_THAT(
+      rejection(Opcode::Rng, {f32({}), Shape(DType::F64, {})}, {}, f32({3})),
+      Contains("operand 1 has dtype f64 but operand 0 has dtype f32"));
+  CHECK_THAT(
+      rejection(Opcode::Rng, {f32({}), f32({})}, {}, Shape(DType::F16, {3})),
+      Contains("rng declares dtype f16 but its operands have dtype f32"));
+}
+
 TEST_CASE("every opcode has a valid shape-inference case",
           "[shape-inference]") {
   // Fails when an opcode is added to Opcodes.def without a case above.
@@ -341,6 +420,7 @@ TEST_CASE("every opcode has a valid shape-inference case",
   reductionCases(cases);
   contractionCases(cases);
   structureCases(cases);
+  bitsAndRandomCases(cases);
   for (Opcode opcode : kAllOpcodes) {
     INFO(opcodeName(opcode));
     CHECK(cases.covered.count(opcode) == 1);

@@ -92,6 +92,10 @@ struct Attributes {
   int64_t k = 0;           // top-k
   bool largest = true;     // top-k: largest (true) or smallest k
   bool descending = false; // sort order of the first operand
+  int64_t exponentBits = 0;                                // reduce-precision
+  int64_t mantissaBits = 0;                                // reduce-precision
+  RngDistribution distribution = RngDistribution::Uniform; // rng
+  int64_t seed = 0; // rng: the generator's key, as its 64 bits
 
   bool operator==(const Attributes &) const = default;
 };

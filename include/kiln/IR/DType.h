@@ -39,6 +39,14 @@ bool isSignedInt(DType type);
 bool isUnsignedInt(DType type);
 inline bool isInteger(DType type) { return isSignedInt(type) || isUnsignedInt(type); }
 
+/// The field widths of a binary floating-point dtype's storage: sign, then
+/// exponentBits, then mantissaBits (without the implicit leading one).
+struct FloatFormat {
+  int bits, exponentBits, mantissaBits;
+};
+/// f16 (5, 10), bf16 (8, 7), f32 (8, 23), f64 (11, 52); nullopt otherwise.
+std::optional<FloatFormat> floatFormat(DType type);
+
 /// HLO text spelling: "f32", "pred", ...
 std::string_view dtypeName(DType type);
 std::optional<DType> parseDTypeName(std::string_view name);

@@ -133,6 +133,12 @@ enum class ReducerKind { Add, Mul, Max, Min, And, Or };
 std::string_view reducerKindName(ReducerKind kind);
 std::optional<ReducerKind> parseReducerKind(std::string_view name);
 
+/// The distribution `rng` draws from: uniform in [a, b), or normal with
+/// mean a and standard deviation b.
+enum class RngDistribution { Uniform, Normal };
+std::string_view rngDistributionName(RngDistribution distribution);
+std::optional<RngDistribution> parseRngDistribution(std::string_view name);
+
 /// What a fusion computation computes (informational for code generation).
 enum class FusionKind { Loop, Input, Output };
 std::string_view fusionKindName(FusionKind kind);

@@ -126,6 +126,9 @@ std::string Epilogue::key() const {
                        inst->shape().toString());
     if (inst->opcode() == Opcode::Compare)
       key += ir::comparisonDirectionName(inst->attrs().direction);
+    if (inst->opcode() == Opcode::ReducePrecision)
+      key += fmt::format("e{}m{}", inst->attrs().exponentBits,
+                         inst->attrs().mantissaBits);
     for (const Instruction *operand : inst->operands())
       key += "," + name(operand);
     position.emplace(inst, position.size());
