@@ -18,6 +18,7 @@
 #include "kiln/Analysis/BufferAssignment.h"
 #include "kiln/Analysis/ArenaPlacement.h"
 #include "kiln/Analysis/Schedule.h"
+#include "kiln/Analysis/Winograd.h"
 #include "kiln/Support/CheckedArithmetic.h"
 
 #include <algorithm>
@@ -73,6 +74,10 @@ const Instruction *outputFusionContraction(const Instruction &fusion) {
 }
 
 int64_t packingScratchBytes(const Instruction &dot, const Instruction &rhs) {
+  if (dot.opcode() == Opcode::Convolution) {
+    std::optional<WinogradPlan> plan = winogradPlan(dot, rhs);
+    return plan ? plan->scratchBytes() : 0;
+  }
   ir::DType dtype = dot.shape().dtype();
   if (dot.opcode() != Opcode::Dot || rhs.opcode() == Opcode::Constant ||
       (dtype != ir::DType::F32 && dtype != ir::DType::F64) ||
@@ -190,7 +195,8 @@ Error Builder::classify(const Instruction *instruction) {
   }
   if (!shape.isTuple()) {
     addArenaValue({instruction, -1}, shape.byteSize(), instruction);
-    if (instruction->opcode() == Opcode::Dot)
+    if (instruction->opcode() == Opcode::Dot ||
+        instruction->opcode() == Opcode::Convolution)
       addPackingScratch(instruction, *instruction->operand(1), instruction);
   } else {
     for (size_t i = 0; i < shape.tupleElements().size(); ++i) {
@@ -244,7 +250,8 @@ Error Builder::classifyFusion(const Instruction *fusion) {
   if (inPlace)
     inPlace_[{inPlace, -1}] = {fusion, -1};
   for (const Instruction *inner : called->instructions()) {
-    if (inner->opcode() == Opcode::Dot) {
+    if (inner->opcode() == Opcode::Dot ||
+        inner->opcode() == Opcode::Convolution) {
       const Instruction *rhs = inner->operand(1);
       if (rhs->opcode() == Opcode::Parameter)
         rhs = fusion->operand(size_t(rhs->parameterNumber()));

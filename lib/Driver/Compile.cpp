@@ -134,6 +134,7 @@ Error generateCode(const import::ImportedModel &model,
   codegenOptions.entryName = info.name + "_run";
   codegenOptions.fastMath = options.fastMath;
   codegenOptions.profile = options.profile;
+  codegenOptions.winograd = options.winograd;
   auto generated =
       codegen::emitModule(module, *buffers, codegenOptions, context, **machine);
   if (!generated)

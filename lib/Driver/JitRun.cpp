@@ -65,14 +65,16 @@ compileForHostJit(const ir::Module &module,
 }
 
 Expected<std::vector<ir::Literal>>
-runWithJit(const ir::Module &module, const std::vector<ir::Literal> &args) {
+runWithJit(const ir::Module &module, const std::vector<ir::Literal> &args,
+           bool winograd) {
   std::vector<ir::Literal> copies = args;
-  return runWithJit(module, copies, {});
+  return runWithJit(module, copies, {}, winograd);
 }
 
 Expected<std::vector<ir::Literal>>
 runWithJit(const ir::Module &module, std::vector<ir::Literal> &args,
-           const std::vector<analysis::ArgWriteBack> &writeBacks) {
+           const std::vector<analysis::ArgWriteBack> &writeBacks,
+           bool winograd) {
   Expected<analysis::BufferAssignment> buffers =
       analysis::BufferAssignment::build(module, writeBacks);
   if (!buffers)
@@ -81,6 +83,7 @@ runWithJit(const ir::Module &module, std::vector<ir::Literal> &args,
     return error;
   codegen::CodeGenOptions options;
   options.entryName = kEntryName;
+  options.winograd = winograd;
   auto jit = compileForHostJit(module, *buffers, options);
   if (!jit)
     return jit.takeError();
