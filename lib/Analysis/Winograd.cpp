@@ -10,17 +10,14 @@ using ir::Instruction;
 namespace {
 
 /// Scratch per block: the transformed input (36 x tiles x Cin) and the
-/// products (36 x tiles x Cout). Half of a 1-2 MiB L2, so the packed
-/// weights of one position stream past it without evicting it.
-constexpr int64_t kBlockBytes = 512 * 1024;
-/// Rows per block: a multiple of the GEMM's MR on AVX2 and NEON (6) and a
-/// 12-row AVX-512 tile, within [kMinBlockTiles, kMaxBlockTiles]. Fewer
-/// rows re-read the transformed weights too often (each block streams all
-/// 36 x Cin x Cout of them).
-constexpr int64_t kBlockRowMultiple = 12, kMinBlockTiles = 12,
-                  kMaxBlockTiles = 96;
+/// products (36 x tiles x Cout), within about half of a 2 MiB L2.
+constexpr int64_t kBlockBytes = 2 * 1024 * 1024;
+/// Rows per block. Fewer than kMinBlockTiles re-read the transformed weights
+/// (all 36 x Cin x Cout of them stream past each block) too often; past
+/// kMaxBlockTiles the GEMMs gain nothing more.
+constexpr int64_t kMinBlockTiles = 8, kMaxBlockTiles = 128;
 /// Tasks a pool may run at once; each needs a scratch block of its own.
-constexpr int64_t kMaxSlots = 8;
+constexpr int64_t kMaxSlots = 4;
 /// Weighted cost per tile and channel of the input transform (B^T d B:
 /// about 240 adds and multiplies plus 36 loads and stores) and of the
 /// output transform (A^T M A: about 160, plus 36 loads and 16 stores and
@@ -103,13 +100,12 @@ std::optional<WinogradPlan> winogradPlan(const Instruction &conv,
   int64_t bytesPerTile = kWinogradPositions *
                          (plan.inFeatures + plan.outFeatures) *
                          int64_t(sizeof(float));
-  int64_t fit = kBlockBytes / bytesPerTile / kBlockRowMultiple *
-                kBlockRowMultiple;
-  int64_t needed = (plan.tiles + kBlockRowMultiple - 1) / kBlockRowMultiple *
-                   kBlockRowMultiple;
-  plan.blockTiles =
-      std::min(std::clamp(fit, kMinBlockTiles, kMaxBlockTiles), needed);
-  plan.blocks = (plan.tiles + plan.blockTiles - 1) / plan.blockTiles;
+  int64_t most =
+      std::clamp(kBlockBytes / bytesPerTile, kMinBlockTiles, kMaxBlockTiles);
+  // Blocks of equal size: the last block's rows past the last tile are
+  // zeros the GEMMs multiply all the same.
+  plan.blocks = (plan.tiles + most - 1) / most;
+  plan.blockTiles = (plan.tiles + plan.blocks - 1) / plan.blocks;
   plan.slots = std::min(plan.blocks, kMaxSlots);
   plan.slotBytes = (plan.blockTiles * bytesPerTile + 63) / 64 * 64;
   return plan;

@@ -10,10 +10,14 @@ using llvm::Value;
 
 namespace {
 
-// The matrices of F(4x4, 3x3), points 0, 1, -1, 2, -2 and infinity.
-constexpr double kBT[kAlpha][kAlpha] = {
-    {4, 0, -5, 0, 1, 0},  {0, -4, -4, 1, 1, 0}, {0, 4, -4, -1, 1, 0},
-    {0, -2, -1, 2, 1, 0}, {0, 2, -1, -2, 1, 0}, {0, 4, 0, -5, 0, 1}};
+// G of F(4x4, 3x3), points 0, 1, -1, 2, -2 and infinity. B^T and A^T are
+// applied by inputPass and outputPass below, one row each:
+//   B^T = [4  0 -5  0  1  0]    A^T = [1  1  1  1  1  0]
+//         [0 -4 -4  1  1  0]          [0  1 -1  2 -2  0]
+//         [0  4 -4 -1  1  0]          [0  1  1  4  4  0]
+//         [0 -2 -1  2  1  0]          [0  1 -1  8 -8  1]
+//         [0  2 -1 -2  1  0]
+//         [0  4  0 -5  0  1]
 constexpr double kG[kAlpha][kKernel] = {
     {1.0 / 4, 0, 0},
     {-1.0 / 6, -1.0 / 6, -1.0 / 6},
@@ -21,57 +25,61 @@ constexpr double kG[kAlpha][kKernel] = {
     {1.0 / 24, 1.0 / 12, 1.0 / 6},
     {1.0 / 24, -1.0 / 12, 1.0 / 6},
     {0, 0, 1}};
-constexpr double kAT[kTile][kAlpha] = {{1, 1, 1, 1, 1, 0},
-                                       {0, 1, -1, 2, -2, 0},
-                                       {0, 1, 1, 4, 4, 0},
-                                       {0, 1, -1, 8, -8, 1}};
 
-/// sum_j row[j] * x[j] over the non-zero coefficients: adds and subtracts
-/// for +-1, one multiply-add for the others (every coefficient is a small
-/// integer, so each product is exact and only the sums round).
-Value *combine(EmitterContext &ctx, const double *row, int64_t count,
-               const std::vector<Value *> &x) {
-  llvm::IRBuilder<> &b = ctx.builder();
-  Value *sum = nullptr;
-  for (int64_t j = 0; j < count; ++j) {
-    double c = row[j];
-    Value *v = x[size_t(j)];
-    if (c == 0)
-      continue;
-    if (c == 1) {
-      sum = sum ? b.CreateFAdd(sum, v) : v;
-    } else if (c == -1) {
-      sum = sum ? b.CreateFSub(sum, v) : b.CreateFNeg(v);
-    } else {
-      Value *scale = llvm::ConstantFP::get(v->getType(), c);
-      sum = sum ? multiplyAdd(ctx, sum, scale, v) : b.CreateFMul(scale, v);
-    }
-  }
-  return sum;
+Value *scaled(EmitterContext &ctx, double c, Value *x, Value *plus) {
+  return multiplyAdd(ctx, plus, llvm::ConstantFP::get(x->getType(), c), x);
 }
 
-/// M x M^T for a 6 x 6 grid `x` and `matrix` M (rows x kAlpha): M applied
-/// to each column of `x`, then to each row of the result.
-std::vector<Value *> twoPass(EmitterContext &ctx, const double *matrix,
-                             int64_t rows, const std::vector<Value *> &x) {
-  // Columns: t[i][c] = sum_r matrix[i][r] * x[r][c].
-  std::vector<Value *> t(size_t(rows * kAlpha));
+/// B^T x for six vectors: the rows share their sums and differences (14
+/// operations instead of 22 for the rows one by one). Every coefficient is
+/// a small integer, so only the sums round.
+std::vector<Value *> inputPass(EmitterContext &ctx,
+                               const std::vector<Value *> &x) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  Value *sum34 = b.CreateFAdd(x[3], x[4]), *diff43 = b.CreateFSub(x[4], x[3]);
+  Value *sum12 = b.CreateFAdd(x[1], x[2]), *diff12 = b.CreateFSub(x[1], x[2]);
+  Value *diff13 = b.CreateFSub(x[1], x[3]), *diff42 = b.CreateFSub(x[4], x[2]);
+  return {scaled(ctx, -5, x[2], scaled(ctx, 4, x[0], x[4])),
+          scaled(ctx, -4, sum12, sum34),
+          scaled(ctx, 4, diff12, diff43),
+          scaled(ctx, -2, diff13, diff42),
+          scaled(ctx, 2, diff13, diff42),
+          scaled(ctx, -5, x[3], scaled(ctx, 4, x[1], x[5]))};
+}
+
+/// A^T x for six vectors (10 operations instead of 17).
+std::vector<Value *> outputPass(EmitterContext &ctx,
+                                const std::vector<Value *> &x) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  Value *sum12 = b.CreateFAdd(x[1], x[2]), *diff12 = b.CreateFSub(x[1], x[2]);
+  Value *sum34 = b.CreateFAdd(x[3], x[4]), *diff34 = b.CreateFSub(x[3], x[4]);
+  return {b.CreateFAdd(b.CreateFAdd(x[0], sum12), sum34),
+          scaled(ctx, 2, diff34, diff12), scaled(ctx, 4, sum34, sum12),
+          b.CreateFAdd(scaled(ctx, 8, diff34, diff12), x[5])};
+}
+
+using Pass = std::vector<Value *> (*)(EmitterContext &,
+                                      const std::vector<Value *> &);
+
+/// P x P^T for a 6 x 6 grid `x` and a 1-D transform P of `rows` outputs:
+/// P on each column of `x`, then on each row of the result.
+std::vector<Value *> twoPass(EmitterContext &ctx, Pass pass, int64_t rows,
+                             const std::vector<Value *> &x) {
+  std::vector<Value *> t(size_t(rows * kAlpha)); // t[i][c]
   for (int64_t c = 0; c < kAlpha; ++c) {
     std::vector<Value *> column;
     for (int64_t r = 0; r < kAlpha; ++r)
       column.push_back(x[size_t(r * kAlpha + c)]);
+    std::vector<Value *> done = pass(ctx, column);
     for (int64_t i = 0; i < rows; ++i)
-      t[size_t(i * kAlpha + c)] = combine(ctx, matrix + i * kAlpha, kAlpha,
-                                          column);
+      t[size_t(i * kAlpha + c)] = done[size_t(i)];
   }
-  // Rows: out[i][j] = sum_c t[i][c] * matrix[j][c].
-  std::vector<Value *> out(size_t(rows * rows));
+  std::vector<Value *> out;
   for (int64_t i = 0; i < rows; ++i) {
-    std::vector<Value *> row(t.begin() + i * kAlpha,
-                             t.begin() + (i + 1) * kAlpha);
-    for (int64_t j = 0; j < rows; ++j)
-      out[size_t(i * rows + j)] =
-          combine(ctx, matrix + j * kAlpha, kAlpha, row);
+    std::vector<Value *> done = pass(
+        ctx, std::vector<Value *>(t.begin() + i * kAlpha,
+                                  t.begin() + (i + 1) * kAlpha));
+    out.insert(out.end(), done.begin(), done.end());
   }
   return out;
 }
@@ -94,12 +102,12 @@ std::array<double, kPositions> transformKernel(const std::array<double, 9> &g) {
 
 std::vector<Value *> transformInput(EmitterContext &ctx,
                                     const std::vector<Value *> &d) {
-  return twoPass(ctx, &kBT[0][0], kAlpha, d);
+  return twoPass(ctx, inputPass, kAlpha, d);
 }
 
 std::vector<Value *> transformOutput(EmitterContext &ctx,
                                      const std::vector<Value *> &m) {
-  return twoPass(ctx, &kAT[0][0], kTile, m);
+  return twoPass(ctx, outputPass, kTile, m);
 }
 
 } // namespace kiln::codegen::kernels::winograd
