@@ -131,9 +131,10 @@ public:
   Builder(const ir::Computation &entry, std::map<ValueRef, BufferSlice> &slices,
           std::vector<ValueRef> &results, std::vector<WriteBack> &writeBacks,
           std::map<ValueRef, std::pair<int64_t, int64_t>> &ranges,
-          std::map<ValueRef, ValueRef> &inPlace)
+          std::map<ValueRef, ValueRef> &inPlace, bool winograd)
       : entry_(entry), slices_(slices), results_(results),
-        writeBacks_(writeBacks), ranges_(ranges), inPlace_(inPlace) {}
+        writeBacks_(writeBacks), ranges_(ranges), inPlace_(inPlace),
+        winograd_(winograd) {}
 
   /// Fills `schedule` and the totals.
   Error run(std::vector<const Instruction *> &schedule,
@@ -170,6 +171,7 @@ private:
   std::map<ValueRef, const Instruction *> owner_;
   std::vector<const Instruction *> fusions_;
   std::map<ValueRef, ValueRef> &inPlace_; // contraction -> its fusion
+  bool winograd_; // Winograd scratch for the convolutions that get it
 };
 } // namespace
 
@@ -215,6 +217,8 @@ Error Builder::classify(const Instruction *instruction) {
 /// Packing scratch of a dot: live only while the dot runs, like fused values.
 void Builder::addPackingScratch(const Instruction *dot, const Instruction &rhs,
                                 const Instruction *owner) {
+  if (dot->opcode() == Opcode::Convolution && !winograd_)
+    return;
   int64_t bytes = packingScratchBytes(*dot, rhs);
   if (bytes == 0)
     return;
@@ -547,14 +551,15 @@ Error Builder::run(std::vector<const Instruction *> &schedule,
 
 Expected<BufferAssignment>
 BufferAssignment::build(const ir::Module &module,
-                        const std::vector<ArgWriteBack> &writeBacks) {
+                        const std::vector<ArgWriteBack> &writeBacks,
+                        bool winograd) {
   const ir::Computation *entry = module.entry();
   if (!entry || !entry->root())
     return makeError("buffer assignment: module '{}' has no entry computation",
                      module.name());
   BufferAssignment result;
   Builder builder(*entry, result.slices_, result.results_, result.writeBacks_,
-                  result.liveRanges_, result.inPlace_);
+                  result.liveRanges_, result.inPlace_, winograd);
   if (Error e = builder.run(result.schedule_, writeBacks, result.totals_))
     return e;
   return result;

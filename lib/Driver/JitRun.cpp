@@ -76,7 +76,7 @@ runWithJit(const ir::Module &module, std::vector<ir::Literal> &args,
            const std::vector<analysis::ArgWriteBack> &writeBacks,
            bool winograd) {
   Expected<analysis::BufferAssignment> buffers =
-      analysis::BufferAssignment::build(module, writeBacks);
+      analysis::BufferAssignment::build(module, writeBacks, winograd);
   if (!buffers)
     return buffers.takeError();
   if (Error error = checkArenaSize(*buffers))

@@ -162,7 +162,8 @@ Expected<ProfiledModel> compileProfiled(const import::ImportedModel &model,
   std::vector<analysis::ArgWriteBack> writeBacks;
   for (const import::VariableUpdate &update : model.variableUpdates)
     writeBacks.push_back({int64_t(update.result), int64_t(update.arg)});
-  auto buffers = analysis::BufferAssignment::build(*model.module, writeBacks);
+  auto buffers =
+      analysis::BufferAssignment::build(*model.module, writeBacks, winograd);
   if (!buffers)
     return buffers.takeError();
   if (Error error = checkArenaSize(*buffers))

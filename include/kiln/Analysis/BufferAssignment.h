@@ -99,9 +99,12 @@ public:
   /// elements named by `writeBacks` become argument write-backs instead of
   /// results; results are numbered over the remaining root elements, in
   /// order. Errors: an index out of range, an argument written twice, a
-  /// shape mismatch.
+  /// shape mismatch. `winograd` false: no convolution gets Winograd scratch
+  /// (code generation with CodeGenOptions::winograd off).
   static Expected<BufferAssignment>
-  build(const ir::Module &module, const std::vector<ArgWriteBack> &writeBacks = {});
+  build(const ir::Module &module,
+        const std::vector<ArgWriteBack> &writeBacks = {},
+        bool winograd = true);
 
   /// The slice holding `value`. Every array value of the entry computation
   /// has one (get-tuple-element and tuple have none of their own).
