@@ -18,6 +18,9 @@ constexpr int64_t kBlockBytes = 2 * 1024 * 1024;
 constexpr int64_t kMinBlockTiles = 8, kMaxBlockTiles = 128;
 /// Tasks a pool may run at once; each needs a scratch block of its own.
 constexpr int64_t kMaxSlots = 4;
+/// Rows per block below which a layer is not cut into more blocks only to
+/// give a pool tasks: 32 rows make 16 flops per byte of transformed weights.
+constexpr int64_t kMinParallelTiles = 32;
 /// Weighted cost per tile and channel of the input transform (B^T d B:
 /// about 240 adds and multiplies plus 36 loads and stores) and of the
 /// output transform (A^T M A: about 160, plus 36 loads and 16 stores and
@@ -102,9 +105,12 @@ std::optional<WinogradPlan> winogradPlan(const Instruction &conv,
                          int64_t(sizeof(float));
   int64_t most =
       std::clamp(kBlockBytes / bytesPerTile, kMinBlockTiles, kMaxBlockTiles);
-  // Blocks of equal size: the last block's rows past the last tile are
+  // Enough blocks for a pool's threads where each still has
+  // kMinParallelTiles rows (each block streams all transformed weights), and
+  // blocks of equal size: the last block's rows past the last tile are
   // zeros the GEMMs multiply all the same.
-  plan.blocks = (plan.tiles + most - 1) / most;
+  plan.blocks = std::max((plan.tiles + most - 1) / most,
+                         std::min(kMaxSlots, plan.tiles / kMinParallelTiles));
   plan.blockTiles = (plan.tiles + plan.blocks - 1) / plan.blocks;
   plan.slots = std::min(plan.blocks, kMaxSlots);
   plan.slotBytes = (plan.blockTiles * bytesPerTile + 63) / 64 * 64;
