@@ -10,7 +10,8 @@ using ir::Instruction;
 namespace {
 
 /// Scratch per block: the transformed input (36 x tiles x Cin) and the
-/// products (36 x tiles x Cout), within about half of a 2 MiB L2.
+/// products (36 x tiles x Cout), at most the L2 of a current x86 core, so
+/// the block is still there when the output transform reads it back.
 constexpr int64_t kBlockBytes = 2 * 1024 * 1024;
 /// Rows per block. Fewer than kMinBlockTiles re-read the transformed weights
 /// (all 36 x Cin x Cout of them stream past each block) too often; past
@@ -22,9 +23,10 @@ constexpr int64_t kMaxSlots = 4;
 /// give a pool tasks: 32 rows make 16 flops per byte of transformed weights.
 constexpr int64_t kMinParallelTiles = 32;
 /// Weighted cost per tile and channel of the input transform (B^T d B:
-/// about 240 adds and multiplies plus 36 loads and stores) and of the
-/// output transform (A^T M A: about 160, plus 36 loads and 16 stores and
-/// the epilogue), in flops of the direct kernel's FMA loop. The GEMMs run
+/// 168 adds and multiply-adds plus 36 loads and 36 stores, the loads
+/// missing the cache more than the direct kernel's) and of the output
+/// transform (A^T M A: 100, plus 36 loads, 16 stores and the epilogue), in
+/// flops of the direct kernel's FMA loop. The GEMMs run
 /// with a shorter K and re-stream their weights per block: kGemmPenalty.
 constexpr double kInputTransformCost = 300, kOutputTransformCost = 250,
                  kGemmPenalty = 1.3;
