@@ -214,7 +214,8 @@ Error Builder::classify(const Instruction *instruction) {
   return Error::success();
 }
 
-/// Packing scratch of a dot: live only while the dot runs, like fused values.
+/// Scratch of a dot (run-time packing) or of a Winograd convolution (its
+/// tile blocks): live only while the kernel runs, like fused values.
 void Builder::addPackingScratch(const Instruction *dot, const Instruction &rhs,
                                 const Instruction *owner) {
   if (dot->opcode() == Opcode::Convolution && !winograd_)
@@ -594,7 +595,10 @@ bool BufferAssignment::resultNeedsCopy(int64_t i) const {
 
 static std::string valueName(ValueRef value) {
   if (value.tupleIndex == BufferAssignment::kScratchIndex)
-    return "%" + value.instruction->name() + " (packing scratch)";
+    return "%" + value.instruction->name() +
+           (value.instruction->opcode() == Opcode::Convolution
+                ? " (winograd scratch)"
+                : " (packing scratch)");
   if (value.tupleIndex < 0)
     return "%" + value.instruction->name();
   return fmt::format("%{}{{{}}}", value.instruction->name(), value.tupleIndex);
