@@ -18,6 +18,7 @@
 #include "kiln/Analysis/BufferAssignment.h"
 #include "kiln/Analysis/ArenaPlacement.h"
 #include "kiln/Analysis/Schedule.h"
+#include "kiln/Analysis/Winograd.h"
 #include "kiln/Support/CheckedArithmetic.h"
 
 #include <algorithm>
@@ -74,6 +75,10 @@ const Instruction *outputFusionContraction(const Instruction &fusion) {
 }
 
 int64_t packingScratchBytes(const Instruction &dot, const Instruction &rhs) {
+  if (dot.opcode() == Opcode::Convolution) {
+    std::optional<WinogradPlan> plan = winogradPlan(dot, rhs);
+    return plan ? plan->scratchBytes() : 0;
+  }
   ir::DType dtype = dot.shape().dtype();
   if (dot.opcode() != Opcode::Dot || rhs.opcode() == Opcode::Constant ||
       (dtype != ir::DType::F32 && dtype != ir::DType::F64) ||
@@ -151,10 +156,11 @@ public:
           std::map<ValueRef, BufferSlice> &slices,
           std::vector<ValueRef> &results, std::vector<WriteBack> &writeBacks,
           std::map<ValueRef, std::pair<int64_t, int64_t>> &ranges,
-          std::map<ValueRef, ValueRef> &inPlace, CalleeSchedules &schedules)
+          std::map<ValueRef, ValueRef> &inPlace, CalleeSchedules &schedules,
+          bool winograd)
       : entry_(entry), role_(role), slices_(slices), results_(results),
         writeBacks_(writeBacks), ranges_(ranges), inPlace_(inPlace),
-        schedules_(schedules) {}
+        schedules_(schedules), winograd_(winograd) {}
 
   /// Fills `schedule` and the totals.
   Error run(std::vector<const Instruction *> &schedule,
@@ -208,6 +214,7 @@ private:
   /// Every value whose slice this builder (or a callee's) wrote, so
   /// shiftBy can move them.
   std::vector<ValueRef> placed_;
+  bool winograd_; // Winograd scratch for the convolutions that get it
 };
 
 /// ValueRef::tupleIndex of the arena block of a while's or conditional's
@@ -239,7 +246,8 @@ Error Builder::classify(const Instruction *instruction) {
   }
   if (!shape.isTuple()) {
     addArenaValue({instruction, -1}, shape.byteSize(), instruction);
-    if (instruction->opcode() == Opcode::Dot)
+    if (instruction->opcode() == Opcode::Dot ||
+        instruction->opcode() == Opcode::Convolution)
       addPackingScratch(instruction, *instruction->operand(1), instruction);
   } else {
     for (size_t i = 0; i < shape.tupleElements().size(); ++i) {
@@ -275,7 +283,7 @@ Error Builder::classifyCallees(const Instruction *caller) {
                        callee->name());
     auto builder = std::make_unique<Builder>(
         *callee, Role::Callee, slices_, block.noResults, block.noWriteBacks,
-        ranges_, inPlace_, schedules_);
+        ranges_, inPlace_, schedules_, winograd_);
     Totals totals;
     if (Error e = builder->run(schedules_[callee], {}, totals))
       return e;
@@ -355,9 +363,12 @@ void Builder::keepRootLive(int64_t end) {
   }
 }
 
-/// Packing scratch of a dot: live only while the dot runs, like fused values.
+/// Scratch of a dot (run-time packing) or of a Winograd convolution (its
+/// tile blocks): live only while the kernel runs, like fused values.
 void Builder::addPackingScratch(const Instruction *dot, const Instruction &rhs,
                                 const Instruction *owner) {
+  if (dot->opcode() == Opcode::Convolution && !winograd_)
+    return;
   int64_t bytes = packingScratchBytes(*dot, rhs);
   if (bytes == 0)
     return;
@@ -394,7 +405,8 @@ Error Builder::classifyFusion(const Instruction *fusion) {
   if (inPlace)
     inPlace_[{inPlace, -1}] = {fusion, -1};
   for (const Instruction *inner : called->instructions()) {
-    if (inner->opcode() == Opcode::Dot) {
+    if (inner->opcode() == Opcode::Dot ||
+        inner->opcode() == Opcode::Convolution) {
       const Instruction *rhs = inner->operand(1);
       if (rhs->opcode() == Opcode::Parameter)
         rhs = fusion->operand(size_t(rhs->parameterNumber()));
@@ -713,7 +725,8 @@ Error Builder::run(std::vector<const Instruction *> &schedule,
 
 Expected<BufferAssignment>
 BufferAssignment::build(const ir::Module &module,
-                        const std::vector<ArgWriteBack> &writeBacks) {
+                        const std::vector<ArgWriteBack> &writeBacks,
+                        bool winograd) {
   const ir::Computation *entry = module.entry();
   if (!entry || !entry->root())
     return makeError("buffer assignment: module '{}' has no entry computation",
@@ -721,7 +734,7 @@ BufferAssignment::build(const ir::Module &module,
   BufferAssignment result;
   Builder builder(*entry, Builder::Role::Entry, result.slices_,
                   result.results_, result.writeBacks_, result.liveRanges_,
-                  result.inPlace_, result.calleeSchedules_);
+                  result.inPlace_, result.calleeSchedules_, winograd);
   if (Error e = builder.run(result.schedule_, writeBacks, result.totals_))
     return e;
   if (Error e = builder.aliasCalleeParameters())
@@ -760,7 +773,10 @@ static std::string valueName(ValueRef value) {
   if (value.tupleIndex == kCalleeBlockIndex)
     return "%" + value.instruction->name() + " (callee block)";
   if (value.tupleIndex == BufferAssignment::kScratchIndex)
-    return "%" + value.instruction->name() + " (packing scratch)";
+    return "%" + value.instruction->name() +
+           (value.instruction->opcode() == Opcode::Convolution
+                ? " (winograd scratch)"
+                : " (packing scratch)");
   if (value.tupleIndex < 0)
     return "%" + value.instruction->name();
   return fmt::format("%{}{{{}}}", value.instruction->name(), value.tupleIndex);

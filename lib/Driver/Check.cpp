@@ -102,9 +102,10 @@ std::vector<ir::Literal> widenArgs(const std::vector<ir::Literal> &args) {
 
 Expected<Values> computeValues(const CheckModules &check,
                                const std::vector<ir::Literal> &args,
-                               bool f64) {
+                               bool f64, bool winograd) {
   Values values;
-  Expected<std::vector<ir::Literal>> compiled = runWithJit(*check.compiled, args);
+  Expected<std::vector<ir::Literal>> compiled =
+      runWithJit(*check.compiled, args, winograd);
   if (!compiled)
     return compiled.takeError();
   values.compiled = std::move(*compiled);
@@ -410,7 +411,7 @@ Expected<bool> runCheck(const CheckOptions &options, std::ostream &out) {
       buildCheckModules(**optimized, options.injectError);
   if (!check)
     return check.takeError();
-  Expected<Values> values = computeValues(*check, args, options.f64);
+  Expected<Values> values = computeValues(*check, args, options.f64, options.winograd);
   if (!values)
     return values.takeError();
 

@@ -121,7 +121,8 @@ Error generateCode(const import::ImportedModel &model,
   std::optional<PhaseTimer> timer;
   timer.emplace(phases, kPhaseIRGeneration);
   Expected<analysis::BufferAssignment> buffers =
-      analysis::BufferAssignment::build(module, writeBacks(model));
+      analysis::BufferAssignment::build(module, writeBacks(model),
+                                        options.winograd);
   if (!buffers)
     return buffers.takeError();
   if (Error error = checkArenaSize(*buffers))
@@ -134,6 +135,7 @@ Error generateCode(const import::ImportedModel &model,
   codegenOptions.entryName = info.name + "_run";
   codegenOptions.fastMath = options.fastMath;
   codegenOptions.profile = options.profile;
+  codegenOptions.winograd = options.winograd;
   auto generated =
       codegen::emitModule(module, *buffers, codegenOptions, context, **machine);
   if (!generated)

@@ -65,22 +65,25 @@ compileForHostJit(const ir::Module &module,
 }
 
 Expected<std::vector<ir::Literal>>
-runWithJit(const ir::Module &module, const std::vector<ir::Literal> &args) {
+runWithJit(const ir::Module &module, const std::vector<ir::Literal> &args,
+           bool winograd) {
   std::vector<ir::Literal> copies = args;
-  return runWithJit(module, copies, {});
+  return runWithJit(module, copies, {}, winograd);
 }
 
 Expected<std::vector<ir::Literal>>
 runWithJit(const ir::Module &module, std::vector<ir::Literal> &args,
-           const std::vector<analysis::ArgWriteBack> &writeBacks) {
+           const std::vector<analysis::ArgWriteBack> &writeBacks,
+           bool winograd) {
   Expected<analysis::BufferAssignment> buffers =
-      analysis::BufferAssignment::build(module, writeBacks);
+      analysis::BufferAssignment::build(module, writeBacks, winograd);
   if (!buffers)
     return buffers.takeError();
   if (Error error = checkArenaSize(*buffers))
     return error;
   codegen::CodeGenOptions options;
   options.entryName = kEntryName;
+  options.winograd = winograd;
   auto jit = compileForHostJit(module, *buffers, options);
   if (!jit)
     return jit.takeError();

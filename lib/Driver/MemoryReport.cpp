@@ -46,7 +46,11 @@ valueRow(const BufferAssignment &buffers, ValueRef value,
   row.instruction = instruction.name();
   row.name = "%" + instruction.name();
   row.kind = "value";
-  if (value.tupleIndex == BufferAssignment::kScratchIndex) {
+  if (value.tupleIndex == BufferAssignment::kScratchIndex &&
+      instruction.opcode() == ir::Opcode::Convolution) {
+    row.kind = "winograd-scratch"; // kiln/Analysis/Winograd.h
+    row.name += " (winograd scratch)";
+  } else if (value.tupleIndex == BufferAssignment::kScratchIndex) {
     row.kind = "packing-scratch";
     row.name += " (packing scratch)";
   } else if (value.tupleIndex >= 0) {

@@ -157,11 +157,13 @@ struct ProfiledModel {
 /// `name` (a C identifier) names the symbols, NAME_run and NAME_profile, and
 /// the run events of the trace.
 Expected<ProfiledModel> compileProfiled(const import::ImportedModel &model,
-                                        const std::string &name) {
+                                        const std::string &name,
+                                        bool winograd) {
   std::vector<analysis::ArgWriteBack> writeBacks;
   for (const import::VariableUpdate &update : model.variableUpdates)
     writeBacks.push_back({int64_t(update.result), int64_t(update.arg)});
-  auto buffers = analysis::BufferAssignment::build(*model.module, writeBacks);
+  auto buffers =
+      analysis::BufferAssignment::build(*model.module, writeBacks, winograd);
   if (!buffers)
     return buffers.takeError();
   if (Error error = checkArenaSize(*buffers))
@@ -169,6 +171,7 @@ Expected<ProfiledModel> compileProfiled(const import::ImportedModel &model,
   codegen::CodeGenOptions options;
   options.entryName = name + "_run";
   options.profile = true;
+  options.winograd = winograd;
   auto jit = compileForHostJit(*model.module, *buffers, options);
   if (!jit)
     return jit.takeError();
@@ -286,7 +289,8 @@ Expected<ProfileReport> profileModel(const ProfileOptions &options) {
   auto optimized = optimizedCopy(*model, options.optimize, options.fusion);
   if (!optimized)
     return optimized.takeError();
-  auto profiled = compileProfiled(*optimized, aot::toCIdentifier(stem));
+  auto profiled = compileProfiled(*optimized, aot::toCIdentifier(stem),
+                                  options.winograd);
   if (!profiled)
     return profiled.takeError();
   std::string trace;

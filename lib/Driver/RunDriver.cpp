@@ -111,7 +111,7 @@ Expected<std::vector<ir::Literal>> execute(const ir::Module &module,
       optimizedCopy(module, options.optimize, options.fusion);
   if (!optimized)
     return optimized.takeError();
-  return runWithJit(**optimized, args);
+  return runWithJit(**optimized, args, options.winograd);
 }
 
 /// The .npy file of result `name`, which it consumes (its bytes move into

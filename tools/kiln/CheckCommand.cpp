@@ -37,6 +37,7 @@ void addCheckCommand(CLI::App &app, Runner &runner) {
                       "RTOL[,ATOL]: an element agrees when |got - want| <= "
                       "ATOL + RTOL*|want| (default: 1e-3,1e-4)");
   addNoFusionFlag(*command, options->fusion);
+  addNoWinogradFlag(*command, options->winograd);
   // Test-only: proves that the check finds a wrong instruction.
   command->add_option("--inject-error", options->injectError)
       ->group("");

@@ -107,6 +107,15 @@ inline void addNoFusionFlag(CLI::App &command, bool &fusion) {
       "Skip the fusion passes only (output, loop and input fusions)");
 }
 
+/// --no-winograd: every convolution on the direct kernel (numerics checks,
+/// timing comparisons).
+inline void addNoWinogradFlag(CLI::App &command, bool &winograd) {
+  command.add_flag(
+      "--no-winograd", [&winograd](int64_t) { winograd = false; },
+      "Run 3x3 convolutions on the direct kernel, never as Winograd "
+      "F(4x4, 3x3) (docs/performance.md)");
+}
+
 } // namespace kiln::tool
 
 #endif // KILN_TOOLS_KILN_COMMAND_H

@@ -54,6 +54,7 @@ void addCompileCommand(CLI::App &app, Runner &runner) {
   command->add_flag("--no-opt", *noOpt,
                     "Skip the optimization passes (docs/cli.md: pipeline)");
   addNoFusionFlag(*command, options->fusion);
+  addNoWinogradFlag(*command, options->winograd);
   command->add_flag("--profile", options->profile,
                     "Add per-kernel time and call counters to the object, "
                     "read through NAME_profile() (docs/abi.md)");

@@ -40,6 +40,7 @@ void addProfileCommand(CLI::App &app, Runner &runner) {
   command->add_flag("--no-opt", *noOpt,
                     "Skip the optimization passes (docs/cli.md: pipeline)");
   addNoFusionFlag(*command, options->fusion);
+  addNoWinogradFlag(*command, options->winograd);
   command->callback([options, noOpt, &runner] {
     options->optimize = !*noOpt;
     runner = [options]() -> Error {

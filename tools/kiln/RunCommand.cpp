@@ -34,6 +34,7 @@ void addRunCommand(CLI::App &app, Runner &runner) {
                     "JIT only: skip the optimization passes (--reference "
                     "never runs them)");
   addNoFusionFlag(*command, options->fusion);
+  addNoWinogradFlag(*command, options->winograd);
   command->callback([options, noOpt, &runner] {
     options->optimize = !*noOpt;
     runner = [options]() -> Error {

@@ -51,7 +51,9 @@ const ir::Instruction *outputFusionContraction(const ir::Instruction &fusion);
 /// f64 dot whose rhs `rhs` (the value itself; for a fused dot, the fusion's
 /// operand) is computed at run time and whose columns are not contiguous
 /// (e.g. x * y^T), so the GEMM kernel first packs it into panels of at most
-/// kPackingPanelColumns zero-padded columns. 0 for every other instruction.
+/// kPackingPanelColumns zero-padded columns. For a convolution that runs as
+/// Winograd (Winograd.h; `rhs` its weights), the kernel's transformed-tile
+/// scratch. 0 for every other instruction.
 int64_t packingScratchBytes(const ir::Instruction &dot,
                             const ir::Instruction &rhs);
 constexpr int64_t kPackingPanelColumns = 128;
@@ -97,9 +99,12 @@ public:
   /// elements named by `writeBacks` become argument write-backs instead of
   /// results; results are numbered over the remaining root elements, in
   /// order. Errors: an index out of range, an argument written twice, a
-  /// shape mismatch.
+  /// shape mismatch. `winograd` false: no convolution gets Winograd scratch
+  /// (code generation with CodeGenOptions::winograd off).
   static Expected<BufferAssignment>
-  build(const ir::Module &module, const std::vector<ArgWriteBack> &writeBacks = {});
+  build(const ir::Module &module,
+        const std::vector<ArgWriteBack> &writeBacks = {},
+        bool winograd = true);
 
   /// The slice holding `value`. Every array value of the entry computation
   /// has one (get-tuple-element and tuple have none of their own).
@@ -112,8 +117,8 @@ public:
   bool hasSlice(ValueRef value) const;
   /// Follows get-tuple-element and tuple to the array value underneath.
   static ValueRef resolve(ValueRef value);
-  /// The run-time packing scratch of dot `instruction` (top-level or
-  /// fused; packingScratchBytes), live only while it runs, or nullptr.
+  /// The run-time scratch of dot or convolution `instruction` (top-level
+  /// or fused; packingScratchBytes), live only while it runs, or nullptr.
   const BufferSlice *packingScratch(const ir::Instruction *instruction) const;
   /// ValueRef::tupleIndex of packing scratch values.
   static constexpr int64_t kScratchIndex = -2;

@@ -39,6 +39,10 @@ struct CodeGenOptions {
   /// Per-kernel profiling counters around every call of the entry (kiln
   /// compile --profile; docs/abi.md). Off, nothing of it is emitted.
   bool profile = false;
+  /// Winograd F(4x4, 3x3) for the 3x3 convolutions the cost rule picks
+  /// (kiln/Analysis/Winograd.h); off (--no-winograd), every convolution
+  /// runs on the direct kernel.
+  bool winograd = true;
 };
 
 /// One kernel of a profiled module: an internal function the entry calls,

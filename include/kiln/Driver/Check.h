@@ -27,6 +27,7 @@ struct CheckOptions {
   bool f64 = false;                ///< also evaluate in float64
   double rtol = 1e-3, atol = 1e-4; ///< --tolerance RTOL[,ATOL]
   bool fusion = true;              ///< --no-fusion
+  bool winograd = true;            ///< --no-winograd
   /// Test-only (--inject-error): perturb this instruction's compiled value.
   std::string injectError;
 };

@@ -52,6 +52,9 @@ struct CompileOptions {
   unsigned codegenPartitions = 0;
   /// Per-kernel profiling counters in the object (--profile; docs/abi.md).
   bool profile = false;
+  /// Winograd for the 3x3 convolutions the cost rule picks (--no-winograd
+  /// turns it off; codegen::CodeGenOptions::winograd).
+  bool winograd = true;
 };
 
 struct CompileResult {
@@ -86,14 +89,16 @@ aot::ModelInfo describeModel(const import::ImportedModel &model,
 
 /// Runs `module` on the host through the code generator and the JIT
 /// (`kiln run` without --reference): one literal per entry parameter in, one
-/// per result out.
+/// per result out. `winograd` false: no Winograd convolutions.
 Expected<std::vector<ir::Literal>>
-runWithJit(const ir::Module &module, const std::vector<ir::Literal> &args);
+runWithJit(const ir::Module &module, const std::vector<ir::Literal> &args,
+           bool winograd = true);
 /// The same with argument write-backs (writable variables): the written
 /// args are updated in place and the results leave those root elements out.
 Expected<std::vector<ir::Literal>>
 runWithJit(const ir::Module &module, std::vector<ir::Literal> &args,
-           const std::vector<analysis::ArgWriteBack> &writeBacks);
+           const std::vector<analysis::ArgWriteBack> &writeBacks,
+           bool winograd = true);
 
 /// `module` generated with `options` for the host, optimized and loaded
 /// into the JIT (what runWithJit and `kiln profile` run).

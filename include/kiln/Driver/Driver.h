@@ -81,6 +81,8 @@ struct RunOptions {
   bool optimize = true;
   /// JIT only: its fusion passes (--no-fusion turns them off).
   bool fusion = true;
+  /// JIT only: Winograd convolutions (--no-winograd turns them off).
+  bool winograd = true;
 };
 
 /// One result written by runModel.

@@ -29,6 +29,7 @@ struct ProfileOptions {
   std::string tracePath;           ///< -o; empty: MODEL's stem.trace.json
   bool optimize = true;            ///< --no-opt turns it off
   bool fusion = true;              ///< --no-fusion turns it off
+  bool winograd = true;            ///< --no-winograd turns it off
 };
 
 /// What one kernel took over all timed runs.

@@ -173,6 +173,10 @@ Expected<bool> emitConvolutionKernel(EmitterContext &ctx,
     if (Expected<bool> done = emitDepthwiseKernel(ctx, conv, fusion);
         !done || *done)
       return done;
+  if (ctx.options().winograd)
+    if (Expected<bool> done = emitWinogradKernel(ctx, conv, fusion);
+        !done || *done)
+      return done;
   const Instruction *weights = constantSource(ctx, *conv.operand(1));
   std::optional<BufferRef> input = ctx.operandBuffer(conv, 0);
   if (!weights || !input)

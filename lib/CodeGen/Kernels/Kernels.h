@@ -12,6 +12,8 @@
 //   ConvKernel.cpp       convolution as implicit GEMM over (taps, Cin) on
 //                        feature-last data: 1x1, KxK, strides, dilations,
 //                        groups, transposed (lhs-dilated) convolutions
+//   WinogradKernel.cpp   3x3 stride-1 convolution as Winograd F(4x4, 3x3)
+//                        where kiln/Analysis/Winograd.h picks it
 //   DepthwiseKernel.cpp  depthwise convolution: vectors along channels, a
 //                        register tile over output columns, taps unrolled
 //   TransposeKernel.cpp  layout changes (NCHW <-> NHWC): tiles transposed
@@ -30,6 +32,9 @@ Expected<bool> emitDotKernel(EmitterContext &ctx, const ir::Instruction &dot,
 Expected<bool> emitConvolutionKernel(EmitterContext &ctx,
                                      const ir::Instruction &convolution,
                                      const ir::Instruction *fusion);
+Expected<bool> emitWinogradKernel(EmitterContext &ctx,
+                                  const ir::Instruction &convolution,
+                                  const ir::Instruction *fusion);
 Expected<bool> emitDepthwiseKernel(EmitterContext &ctx,
                                    const ir::Instruction &convolution,
                                    const ir::Instruction *fusion);

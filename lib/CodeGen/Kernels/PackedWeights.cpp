@@ -57,6 +57,31 @@ const ir::Instruction *constantSource(EmitterContext &ctx,
   return source.opcode() == ir::Opcode::Constant ? &source : nullptr;
 }
 
+namespace {
+
+/// Packed weights as a read-only global, counted in the weights bytes.
+llvm::GlobalVariable *emitPacked(EmitterContext &ctx,
+                                 const std::vector<uint8_t> &packed,
+                                 ir::DType dtype, const std::string &name) {
+  size_t bytes = ir::byteSize(dtype);
+  // Typed (float/double elements), so the packed layout reads in IR dumps.
+  llvm::Constant *data = llvm::ConstantDataArray::getRaw(
+      llvm::StringRef(reinterpret_cast<const char *>(packed.data()),
+                      packed.size()),
+      packed.size() / bytes, ctx.storageType(dtype));
+  // Internal, not private: a local symbol with its size in the object, so
+  // `--emit report` and `nm --size-sort` see every weight.
+  auto *global = new llvm::GlobalVariable(
+      ctx.module(), data->getType(), /*isConstant=*/true,
+      llvm::GlobalValue::InternalLinkage, data, "packed." + name);
+  global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
+  global->setAlignment(llvm::Align(64));
+  ctx.addWeightsBytes(int64_t(packed.size()));
+  return global;
+}
+
+} // namespace
+
 llvm::GlobalVariable *packPanels(EmitterContext &ctx,
                                  const ir::Instruction &constant,
                                  const std::vector<int64_t> &batches,
@@ -87,19 +112,41 @@ llvm::GlobalVariable *packPanels(EmitterContext &ctx,
           size_t from = size_t(b + ks[size_t(kk)] + ns[size_t(column)]) * bytes;
           std::memcpy(&packed[out], &source[from], bytes);
         }
-  // Typed (float/double elements), so the packed layout reads in IR dumps.
-  llvm::Constant *data = llvm::ConstantDataArray::getRaw(
-      llvm::StringRef(reinterpret_cast<const char *>(packed.data()),
-                      packed.size()),
-      packed.size() / bytes, ctx.storageType(constant.shape().dtype()));
-  // Internal, not private: a local symbol with its size in the object, so
-  // `--emit report` and `nm --size-sort` see every weight.
-  auto *global = new llvm::GlobalVariable(
-      ctx.module(), data->getType(), /*isConstant=*/true,
-      llvm::GlobalValue::InternalLinkage, data, "packed." + constant.name());
-  global->setUnnamedAddr(llvm::GlobalValue::UnnamedAddr::Global);
-  global->setAlignment(llvm::Align(64));
-  ctx.addWeightsBytes(int64_t(packed.size()));
+  llvm::GlobalVariable *global =
+      emitPacked(ctx, packed, constant.shape().dtype(), constant.name());
+  cache[key] = global;
+  return global;
+}
+
+llvm::GlobalVariable *
+packComputedPanels(EmitterContext &ctx, const std::string &key,
+                   const std::string &name, ir::DType dtype, int64_t batches,
+                   int64_t k, int64_t n, int64_t nr,
+                   llvm::function_ref<std::vector<double>()> compute) {
+  auto &cache = ctx.packedWeights();
+  if (auto found = cache.find(key); found != cache.end())
+    return found->second;
+  std::vector<double> values = compute();
+  size_t bytes = ir::byteSize(dtype);
+  int64_t panels = (n + nr - 1) / nr;
+  std::vector<uint8_t> packed(size_t(batches * panels * k * nr) * bytes, 0);
+  size_t out = 0;
+  for (int64_t b = 0; b < batches; ++b)
+    for (int64_t p = 0; p < panels; ++p)
+      for (int64_t kk = 0; kk < k; ++kk)
+        for (int64_t c = 0; c < nr; ++c, out += bytes) {
+          int64_t column = p * nr + c;
+          if (column >= n)
+            continue;
+          double value = values[size_t((b * k + kk) * n + column)];
+          if (dtype == ir::DType::F64) {
+            std::memcpy(&packed[out], &value, bytes);
+          } else {
+            float rounded = float(value);
+            std::memcpy(&packed[out], &rounded, sizeof rounded);
+          }
+        }
+  llvm::GlobalVariable *global = emitPacked(ctx, packed, dtype, name);
   cache[key] = global;
   return global;
 }

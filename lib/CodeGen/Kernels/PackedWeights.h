@@ -13,7 +13,10 @@
 
 #include "../EmitterContext.h"
 
+#include <llvm/ADT/STLFunctionalExtras.h>
+
 #include <optional>
+#include <string>
 #include <vector>
 
 namespace kiln::codegen::kernels {
@@ -48,6 +51,16 @@ llvm::GlobalVariable *packPanels(EmitterContext &ctx,
                                  const std::vector<int64_t> &batches,
                                  const std::vector<int64_t> &ks,
                                  const std::vector<int64_t> &ns, int64_t nr);
+
+/// The panel layout of weights computed at compile time: `compute` returns
+/// them as [batch][k][n] (row-major, in double) and runs only when `key`
+/// is not packed yet; each is rounded once to `dtype`. Otherwise as
+/// packPanels.
+llvm::GlobalVariable *
+packComputedPanels(EmitterContext &ctx, const std::string &key,
+                   const std::string &name, ir::DType dtype, int64_t batches,
+                   int64_t k, int64_t n, int64_t nr,
+                   llvm::function_ref<std::vector<double>()> compute);
 
 } // namespace kiln::codegen::kernels
 

@@ -14,6 +14,12 @@
                                around the vector widths, strides, padding
   cases/kernels_epilogue.hlo   every fused epilogue op on dot and
                                convolution, with NaN/inf inputs
+  cases/kernels_winograd.hlo   3x3 stride-1 convolutions the Winograd rule
+                               picks (kiln/Analysis/Winograd.h): sizes not
+                               multiples of the 4x4 tile, padding same,
+                               valid and asymmetric, batch > 1, channels
+                               off the vector width, several blocks and
+                               tasks, bias + relu and residual epilogues
   cases/kernels_transpose.hlo  layout changes as tiled in-register
                                transposes: NCHW <-> NHWC, 2-D, batched,
                                size-1 dimensions, tile edges, every width
@@ -285,9 +291,54 @@ def transpose_cases():
     return mods
 
 
+def winograd_cases():
+    """Every case has enough channels and tiles for the rule to choose
+    Winograd (the lit test Kernels/winograd-choice.hlo checks one is). The
+    tolerance is Winograd's error bound (docs/performance.md), two orders
+    of magnitude below what a wrong transform coefficient gives."""
+    global rng
+    saved, rng = rng, random.Random(20261203)  # the other files stay as they are
+    w = lambda lo=1, hi=1: (3, 1, lo, hi, 1, 1)
+    tol = ['tol=1e-3,1e-3']
+    mods = [
+        conv('kwino_same_odd', 'SAME padding, 13x11 (not multiples of 4)', 1, [13, 11], 20, 24,
+             [w(), w()], directives=tol),
+        conv('kwino_valid_batch', 'VALID, batch 2, Cin 17 and Cout 33 off the vector width', 2,
+             [14, 10], 17, 33, [w(0, 0), w(0, 0)], directives=tol),
+        conv('kwino_asymmetric', 'asymmetric padding (0,2) x (1,0)', 1, [10, 9], 24, 20,
+             [w(0, 2), w(1, 0)], directives=tol),
+        conv('kwino_blocks', 'several tile blocks, the last one partial', 1, [30, 27], 32, 40,
+             [w(), w()], directives=tol),
+        conv('kwino_tasks', 'batch 3, several blocks split into tasks', 3, [40, 37], 48, 64,
+             [w(), w()], directives=tol),
+    ]
+    for chain, ops in [('bias_relu', ['a = {t} add(c, bb)', 'z = {t} broadcast(zero), dimensions={{}}',
+                                      'e = {t} maximum(a, z)']),
+                       ('bias_relu_residual', ['a = {t} add(c, bb)',
+                                               'z = {t} broadcast(zero), dimensions={{}}',
+                                               'm = {t} maximum(a, z)', 'e = {t} add(m, res)'])]:
+        t = shape('f32', [2, 11, 13, 21])
+        body = [f'w = f32[3,3,19,21] constant({literal([3, 3, 19, 21])})',
+                f'c = {t} convolution(x, w), window={{size=3x3 pad=1_1x1_1}}, '
+                'dim_labels=b01f_01io->b01f',
+                f'bias = f32[21] constant({literal([21])})',
+                f'bb = {t} broadcast(bias), dimensions={{3}}', 'zero = f32[] constant(0)']
+        body += [op.format(t=t) for op in ops]
+        results = [('e', t)]
+        if chain == 'bias_relu':
+            body.append(f'unused = {t} negate(res)')
+            results.append(('unused', t))
+        mods.append(module(f'kwino_{chain}', f'Cin 19, Cout 21, batch 2 + {chain} epilogue',
+                           ['x = f32[2,11,13,19] parameter(0)', f'res = {t} parameter(1)'],
+                           body, results, tol))
+    rng = saved
+    return mods
+
+
 if __name__ == '__main__':
     write('kernels_dot.hlo', 'dot kernel sweep', dot_cases())
     write('kernels_conv.hlo', 'implicit-GEMM convolution sweep', conv_cases())
     write('kernels_depthwise.hlo', 'depthwise convolution sweep', depthwise_cases())
     write('kernels_epilogue.hlo', 'fused epilogues', epilogue_cases())
     write('kernels_transpose.hlo', 'tiled transposes', transpose_cases())
+    write('kernels_winograd.hlo', 'Winograd F(4x4, 3x3) convolutions', winograd_cases())
