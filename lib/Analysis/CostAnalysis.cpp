@@ -1,7 +1,10 @@
 //===- CostAnalysis.cpp - FLOPs and memory traffic of HLO -----------------===//
 #include "kiln/Analysis/CostAnalysis.h"
 
+#include "kiln/Analysis/TripCount.h"
 #include "kiln/Support/ResourceLimits.h"
+
+#include <algorithm>
 
 #include <set>
 
@@ -64,7 +67,22 @@ int64_t instructionFlops(const Instruction &instruction) {
     return saturatingMul(shape.numElements(), taps);
   }
   case Opcode::Fusion:
+  case Opcode::Call:
     return computationFlops(*instruction.calledComputation());
+  case Opcode::While: {
+    // A loop of unknown count is counted as one iteration.
+    int64_t trips = whileTripCount(instruction).value_or(1);
+    const auto &callees = instruction.calledComputations();
+    return saturatingAdd(
+        saturatingMul(trips, computationFlops(*callees[1])),
+        saturatingMul(saturatingAdd(trips, 1), computationFlops(*callees[0])));
+  }
+  case Opcode::Conditional: { // the costliest branch
+    int64_t flops = 0;
+    for (const ir::Computation *branch : instruction.calledComputations())
+      flops = std::max(flops, computationFlops(*branch));
+    return flops;
+  }
   case Opcode::Copy:
   case Opcode::BitcastConvert: // moves bits, like a reshape
     return 0;

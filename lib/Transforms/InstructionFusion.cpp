@@ -363,8 +363,17 @@ class InstructionFusionPass final : public Pass {
 public:
   std::string_view name() const override { return "fusion"; }
   Expected<bool> run(ir::Module &module) override {
-    ir::Computation *entry = module.entry();
-    if (!entry || !entry->root())
+    bool changed = false;
+    for (ir::Computation *computation :
+         transforms::runWholeComputations(module))
+      changed |= fuse(module, computation);
+    return changed;
+  }
+
+private:
+  /// Fuses inside one computation that runs whole.
+  static bool fuse(ir::Module &module, ir::Computation *entry) {
+    if (!entry->root())
       return false;
     std::vector<Instruction *> order = entry->instructions();
     std::set<const Instruction *> removed;
@@ -394,7 +403,6 @@ public:
     return changed;
   }
 
-private:
   static std::vector<Instruction *>
   liveOrder(const std::vector<Instruction *> &order,
             const std::set<const Instruction *> &removed) {

@@ -167,8 +167,19 @@ class MultiOutputFusionPass final : public Pass {
 public:
   std::string_view name() const override { return "multi-output-fusion"; }
   Expected<bool> run(ir::Module &module) override {
-    ir::Computation *entry = module.entry();
-    if (!entry || !entry->root())
+    bool changed = false;
+    for (ir::Computation *computation :
+         transforms::runWholeComputations(module))
+      changed |= mergeIn(module, computation);
+    if (changed)
+      transforms::removeUncalledComputations(module); // the merged bodies
+    return changed;
+  }
+
+private:
+  /// Merges inside one computation that runs whole.
+  static bool mergeIn(ir::Module &module, ir::Computation *entry) {
+    if (!entry->root())
       return false;
     bool changed = false;
     for (bool merged = true; merged;) {
@@ -187,14 +198,11 @@ public:
         break; // positions changed: look again
       }
     }
-    if (changed) {
+    if (changed)
       entry->sortTopologically();
-      transforms::removeUncalledComputations(module); // the merged bodies
-    }
     return changed;
   }
 
-private:
   static std::vector<Instruction *>
   mergeableConsumers(Instruction *producer,
                      const std::map<const Instruction *, size_t> &position) {

@@ -380,8 +380,17 @@ class OutputFusionPass final : public Pass {
 public:
   std::string_view name() const override { return "output-fusion"; }
   Expected<bool> run(ir::Module &module) override {
-    ir::Computation *entry = module.entry();
-    if (!entry || !entry->root())
+    bool changed = false;
+    for (ir::Computation *computation :
+         transforms::runWholeComputations(module))
+      changed |= fuseIn(module, computation);
+    return changed;
+  }
+
+private:
+  /// Fuses the contractions of one computation that runs whole.
+  static bool fuseIn(ir::Module &module, ir::Computation *entry) {
+    if (!entry->root())
       return false;
     std::vector<Instruction *> contractions;
     for (Instruction *instruction : entry->instructions())

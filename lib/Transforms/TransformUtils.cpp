@@ -1,6 +1,8 @@
 //===- TransformUtils.cpp - Helpers shared by the rewriting passes --------===//
 #include "TransformUtils.h"
 
+#include "kiln/IR/CallGraph.h"
+
 #include "kiln/IR/Verifier.h"
 
 #include <cassert>
@@ -121,6 +123,24 @@ bool isIdentityPermutation(const std::vector<int64_t> &permutation) {
     if (permutation[i] != int64_t(i))
       return false;
   return true;
+}
+
+std::vector<ir::Computation *> runWholeComputations(ir::Module &module) {
+  std::vector<ir::Computation *> computations;
+  Expected<ir::CallGraph> graph = ir::CallGraph::build(module);
+  if (!graph) { // a broken call graph: the verifier reports it
+    (void)graph.takeError();
+    if (module.entry())
+      computations.push_back(module.entry());
+    return computations;
+  }
+  for (ir::Computation *computation : graph->postOrder()) {
+    ir::CallContext context = graph->context(*computation);
+    if (context == ir::CallContext::Entry ||
+        context == ir::CallContext::Sequential)
+      computations.push_back(computation);
+  }
+  return computations;
 }
 
 bool removeUncalledComputations(ir::Module &module) {

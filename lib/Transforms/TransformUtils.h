@@ -59,7 +59,12 @@ bool movesInnermostDimension(const ir::Instruction &value);
 void collectRootValues(const ir::Instruction *root,
                        std::set<const ir::Instruction *> &out);
 
-/// Removes every computation (except the entry) that no fusion calls.
+/// The computations that run whole, with buffers of their own: the entry
+/// and every computation a while or conditional runs (callees first, the
+/// entry last). The fusion passes and transpose hoisting run on each.
+std::vector<ir::Computation *> runWholeComputations(ir::Module &module);
+
+/// Removes every computation (except the entry) that nothing calls.
 /// Returns whether any was removed.
 bool removeUncalledComputations(ir::Module &module);
 

@@ -94,7 +94,16 @@ class TransposeHoistingPass final : public Pass {
 public:
   std::string_view name() const override { return "transpose-hoisting"; }
   Expected<bool> run(ir::Module &module) override {
-    ir::Computation &entry = *module.entry();
+    bool changed = false;
+    for (ir::Computation *computation :
+         transforms::runWholeComputations(module))
+      changed |= hoistIn(*computation);
+    return changed;
+  }
+
+private:
+  /// Hoists the transposes of one computation that runs whole.
+  static bool hoistIn(ir::Computation &entry) {
     bool changed = false;
     for (Instruction *instruction : entry.instructions()) {
       if (instruction->opcode() != Opcode::Transpose)

@@ -33,8 +33,10 @@ struct Cost {
 /// kernel input features); elementwise ops (convert and compare included,
 /// copy excepted) one per result element; reduce and arg-max/arg-min one per
 /// reduced input element; reduce-window one per window tap (result elements
-/// x window size); data movement, sort and top-k nothing. A fusion counts
-/// the instructions of its fused computation.
+/// x window size); data movement, sort and top-k nothing. A fusion or call
+/// counts the instructions of its callee; a while its body times the trip
+/// count (whileTripCount; one iteration when unknown) plus its condition
+/// once more; a conditional its costliest branch.
 ///
 /// Bytes: parameters, constants, tuples and get-tuple-element move nothing
 /// (their values already live somewhere, or are aliases). Every other
