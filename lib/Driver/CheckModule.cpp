@@ -71,6 +71,22 @@ ir::Instruction *perturb(ir::Computation &entry, ir::Instruction *target) {
   return perturbed;
 }
 
+/// Perturbs the body instruction `name` (of a loop exposed by
+/// exposeLoopValues) where it is computed, so every iteration reads the
+/// perturbed value.
+Error perturbInBody(ir::Module &module, const std::string &name) {
+  for (ir::Computation *computation : module.computations())
+    if (computation != module.entry())
+      for (ir::Instruction *instruction : computation->instructions())
+        if (instruction->name() == name) {
+          perturb(*computation, instruction);
+          computation->sortTopologically();
+          return Error::success();
+        }
+  return makeError("internal error: --inject-error: loop value '{}' not found",
+                   name);
+}
+
 /// The model's results as instructions of the entry: the root tuple's
 /// operands, or the root itself.
 Expected<std::vector<ir::Instruction *>> resultInstructions(
@@ -108,40 +124,80 @@ Error setProbeRoot(ir::Module &module, const std::vector<std::string> &names,
   return Error::success();
 }
 
+/// Every probe's name and what it computes, in post order: each array
+/// value of the entry that `original` has (not the instructions exposing
+/// loop values added), each exposed loop value, and every model result.
+std::vector<Probe>
+listProbes(const ir::Computation &entry, const std::set<std::string> &original,
+           const std::map<std::string, const ExposedLoopValue *> &loopValues,
+           const std::set<const ir::Instruction *> &results,
+           std::map<const ir::Instruction *, size_t> &index) {
+  // The exposed loop values are read by nothing yet (setProbeRoot makes
+  // them results): list them right after their while.
+  std::vector<const ir::Instruction *> order;
+  for (const ir::Instruction *instruction : entry.postOrder()) {
+    order.push_back(instruction);
+    for (const ir::Instruction *user : instruction->users())
+      if (loopValues.count(user->name()))
+        order.push_back(user);
+  }
+  std::vector<Probe> probes;
+  for (const ir::Instruction *instruction : order) {
+    auto loopValue = loopValues.find(instruction->name());
+    bool own = isProbed(*instruction) && original.count(instruction->name());
+    if (!own && loopValue == loopValues.end() && !results.count(instruction))
+      continue;
+    index[instruction] = probes.size();
+    std::string op = describeOp(*instruction);
+    if (loopValue != loopValues.end())
+      op = fmt::format("{} in {} (iteration 1)", loopValue->second->op,
+                       loopValue->second->where);
+    probes.push_back(
+        {instruction->name(), op, instruction->shape().toString(), {}});
+  }
+  for (const auto &[instruction, probe] : index) {
+    std::set<size_t> operands;
+    collectOperandProbes(*instruction, index, operands);
+    auto loopValue = loopValues.find(instruction->name());
+    if (loopValue != loopValues.end())
+      for (const std::string &name : loopValue->second->operands)
+        for (const auto &[other, otherProbe] : index)
+          if (other->name() == name)
+            operands.insert(otherProbe);
+    probes[probe].operands.assign(operands.begin(), operands.end());
+  }
+  return probes;
+}
+
 } // namespace
 
 Expected<CheckModules> buildCheckModules(const ir::Module &optimized,
                                          const std::string &injectError) {
   CheckModules check;
-  const ir::Computation &entry = *optimized.entry();
+  std::set<std::string> original;
+  for (const ir::Instruction *instruction : optimized.entry()->instructions())
+    original.insert(instruction->name());
+  std::unique_ptr<ir::Module> expanded = optimized.clone();
+  std::vector<ExposedLoopValue> exposed = exposeLoopValues(*expanded);
+  std::map<std::string, const ExposedLoopValue *> loopValues;
+  for (const ExposedLoopValue &value : exposed)
+    loopValues[value.value] = &value;
+
+  const ir::Computation &entry = *expanded->entry();
   Expected<std::vector<ir::Instruction *>> results = resultInstructions(entry);
   if (!results)
     return results.takeError();
   std::set<const ir::Instruction *> resultSet(results->begin(), results->end());
-
-  // Probes in post order; results that are parameters or constants too,
-  // so every model result is a probe.
   std::map<const ir::Instruction *, size_t> index;
+  check.probes = listProbes(entry, original, loopValues, resultSet, index);
   std::vector<std::string> names;
-  for (const ir::Instruction *instruction : entry.postOrder()) {
-    if (!isProbed(*instruction) && !resultSet.count(instruction))
-      continue;
-    index[instruction] = check.probes.size();
-    names.push_back(instruction->name());
-    check.probes.push_back({instruction->name(), describeOp(*instruction),
-                            instruction->shape().toString(),
-                            {}});
-  }
-  for (const auto &[instruction, probe] : index) {
-    std::set<size_t> operands;
-    collectOperandProbes(*instruction, index, operands);
-    check.probes[probe].operands.assign(operands.begin(), operands.end());
-  }
+  for (const Probe &probe : check.probes)
+    names.push_back(probe.name);
   for (const ir::Instruction *result : *results)
     check.outputs.push_back(index.at(result));
 
-  check.reference = optimized.clone();
-  check.compiled = optimized.clone();
+  check.reference = expanded->clone();
+  check.compiled = expanded->clone();
   auto compiledValues = byName(*check.compiled->entry());
   if (!injectError.empty()) {
     auto target = compiledValues.find(injectError);
@@ -150,7 +206,12 @@ Expected<CheckModules> buildCheckModules(const ir::Module &optimized,
       return makeError("--inject-error: '{}' is not a compared instruction of "
                        "the optimized module",
                        injectError);
-    target->second = perturb(*check.compiled->entry(), target->second);
+    auto loopValue = loopValues.find(injectError);
+    if (loopValue == loopValues.end())
+      target->second = perturb(*check.compiled->entry(), target->second);
+    else if (Error error = perturbInBody(*check.compiled,
+                                         loopValue->second->bodyValue))
+      return error;
   }
   // The copies have the optimized module's names: probes are found by name.
   if (Error error = setProbeRoot(*check.reference, names,

@@ -7,7 +7,8 @@
 // its fused internals are not). The compiled code is then exactly the
 // optimized module's kernels, each writing its value to a result buffer
 // instead of an arena slot. The evaluator runs an identical copy, so both
-// sides compute every probe from their own operands.
+// sides compute every probe from their own operands. Values inside loop
+// bodies are probed as their first iteration computed them (CheckLoops.cpp).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_LIB_DRIVER_CHECKMODULE_H
@@ -48,6 +49,20 @@ struct CheckModules {
 /// pred) before its users read it; empty: none.
 Expected<CheckModules> buildCheckModules(const ir::Module &optimized,
                                          const std::string &injectError);
+
+/// A value of a loop body, compared as the entry value `value` that holds
+/// what it computed on the loop's first iteration (CheckLoops.cpp).
+struct ExposedLoopValue {
+  std::string value;     ///< the get-tuple-element in the entry
+  std::string bodyValue; ///< the instruction in the body
+  std::string where;     ///< "while loop", "while outer > while inner"
+  std::string op;        ///< the body instruction's opcode
+  std::vector<std::string> operands; ///< exposed values it reads
+};
+
+/// Widens every while of `module` (nested ones too) so that its body's
+/// first-iteration values are read after it as entry values.
+std::vector<ExposedLoopValue> exposeLoopValues(ir::Module &module);
 
 /// `module` with every f32 value (shapes, constants, inside fusions too)
 /// made f64, for evaluating the same graph in double precision, except
