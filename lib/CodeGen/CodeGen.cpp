@@ -37,6 +37,8 @@
 #include <llvm/Target/TargetMachine.h>
 #include <llvm/TargetParser/Triple.h>
 
+#include <map>
+
 namespace kiln::codegen {
 
 namespace {
@@ -202,29 +204,34 @@ emitPieceFunction(EmitterContext &ctx, llvm::Function &entry,
   return function;
 }
 
+/// The calls a while or conditional makes to its callees' pieces.
+using CalleeCalls = std::map<const ir::Instruction *, std::vector<PieceCall>>;
+
 /// One function per instruction of `schedule` that emits code, in order.
 /// A while's or conditional's callees get theirs first (recursively), and
-/// its own function calls them (ControlFlow.cpp).
-static Expected<std::vector<std::pair<const ir::Instruction *, llvm::Function *>>>
+/// its own function calls them (ControlFlow.cpp), recording the calls in
+/// `calleeCalls`.
+static Expected<std::vector<Piece>>
 emitPieces(EmitterContext &ctx, llvm::Function &entry,
-           const std::vector<const ir::Instruction *> &schedule) {
-  std::vector<std::pair<const ir::Instruction *, llvm::Function *>> pieces;
+           const std::vector<const ir::Instruction *> &schedule,
+           CalleeCalls &calleeCalls) {
+  std::vector<Piece> pieces;
   for (const ir::Instruction *instruction : schedule) {
-    std::vector<std::vector<llvm::Function *>> calleePieces;
+    std::vector<std::vector<Piece>> calleePieces;
     if (ir::callsSequentially(instruction->opcode())) {
       for (const ir::Computation *callee : instruction->calledComputations()) {
-        auto inner = emitPieces(ctx, entry, ctx.buffers().schedule(*callee));
+        auto inner = emitPieces(ctx, entry, ctx.buffers().schedule(*callee),
+                                calleeCalls);
         if (!inner)
           return inner.takeError();
-        std::vector<llvm::Function *> &functions = calleePieces.emplace_back();
-        for (const auto &[_, function] : *inner)
-          functions.push_back(function);
+        calleePieces.push_back(std::move(*inner));
       }
     }
     Expected<llvm::Function *> function = emitPieceFunction(
         ctx, entry, ctx.options().entryName + "." + instruction->name(), [&] {
           if (ir::callsSequentially(instruction->opcode()))
-            return emitControlFlow(ctx, *instruction, calleePieces);
+            return emitControlFlow(ctx, *instruction, calleePieces,
+                                   calleeCalls[instruction]);
           return emitInstruction(ctx, *instruction);
         });
     if (!function)
@@ -233,6 +240,25 @@ emitPieces(EmitterContext &ctx, llvm::Function &entry,
       pieces.push_back({instruction, *function});
   }
   return pieces;
+}
+
+/// The profiled kernel of `call` and, after it, those of the calls it makes
+/// to callee pieces (a loop body's kernels, once per iteration), named
+/// "while/instruction" so the table can nest them.
+static void addProfiledCalls(const std::string &prefix, const PieceCall &call,
+                             const CalleeCalls &calleeCalls,
+                             std::vector<ProfiledCall> &calls) {
+  ProfileKernel kernel = describeKernel(*call.instruction);
+  kernel.instruction = prefix + kernel.instruction;
+  auto nested = calleeCalls.find(call.instruction);
+  if (nested != calleeCalls.end()) // its callees' kernels have the cost
+    kernel.flops = kernel.bytesRead = kernel.bytesWritten = 0;
+  calls.push_back({call.call, std::move(kernel)});
+  if (nested == calleeCalls.end())
+    return;
+  for (const PieceCall &inner : nested->second)
+    addProfiledCalls(prefix + call.instruction->name() + "/", inner,
+                     calleeCalls, calls);
 }
 
 /// Calls `function` at the end of `entry` with its four arguments.
@@ -259,13 +285,14 @@ Expected<CodeGenResult> emitModule(const ir::Module &module,
   EmitterContext ctx(*llvmModule, builder, buffers, options, target);
   ctx.setEntryFunction(entry);
   std::vector<ProfiledCall> calls; // every kernel call, for --profile
-  auto pieces = emitPieces(ctx, *entry, buffers.schedule());
+  CalleeCalls calleeCalls;
+  auto pieces = emitPieces(ctx, *entry, buffers.schedule(), calleeCalls);
   if (!pieces)
     return pieces.takeError();
-  for (const auto &[instruction, function] : *pieces) {
-    llvm::CallInst *call = callFromEntry(ctx, *entry, function);
+  for (const Piece &piece : *pieces) {
+    llvm::CallInst *call = callFromEntry(ctx, *entry, piece.function);
     if (options.profile)
-      calls.push_back({call, describeKernel(*instruction)});
+      addProfiledCalls("", {piece.instruction, call}, calleeCalls, calls);
   }
   Expected<llvm::Function *> copies =
       emitPieceFunction(ctx, *entry, options.entryName + ".results", [&] {

@@ -62,14 +62,18 @@ Error copyInto(EmitterContext &ctx, const ir::Instruction &from,
   return Error::success();
 }
 
-/// Calls `pieces` with the arguments of the function being emitted.
-void callPieces(EmitterContext &ctx,
-                const std::vector<llvm::Function *> &pieces) {
+/// Calls `pieces` with the arguments of the function being emitted, and
+/// records each call in `calls`.
+void callPieces(EmitterContext &ctx, const std::vector<Piece> &pieces,
+                std::vector<PieceCall> &calls) {
   llvm::IRBuilder<> &builder = ctx.builder();
   llvm::Function *current = builder.GetInsertBlock()->getParent();
-  for (llvm::Function *piece : pieces)
-    builder.CreateCall(piece, {current->getArg(0), current->getArg(1),
-                               current->getArg(2), current->getArg(3)});
+  for (const Piece &piece : pieces)
+    calls.push_back(
+        {piece.instruction,
+         builder.CreateCall(piece.function,
+                            {current->getArg(0), current->getArg(1),
+                             current->getArg(2), current->getArg(3)})});
 }
 
 /// The first element of scalar `value`, in its storage type.
@@ -80,7 +84,8 @@ llvm::Value *loadScalar(EmitterContext &ctx, ValueRef value) {
 }
 
 Error emitWhile(EmitterContext &ctx, const ir::Instruction &loop,
-                const std::vector<std::vector<llvm::Function *>> &callees) {
+                const std::vector<std::vector<Piece>> &callees,
+                std::vector<PieceCall> &calls) {
   llvm::IRBuilder<> &builder = ctx.builder();
   llvm::LLVMContext &context = ctx.context();
   llvm::Function *function = builder.GetInsertBlock()->getParent();
@@ -92,7 +97,7 @@ Error emitWhile(EmitterContext &ctx, const ir::Instruction &loop,
   builder.CreateBr(header);
 
   builder.SetInsertPoint(header);
-  callPieces(ctx, callees[0]);
+  callPieces(ctx, callees[0], calls);
   const ir::Computation &condition = *loop.calledComputations()[0];
   llvm::Value *flag = loadScalar(ctx, {condition.root(), -1});
   builder.CreateCondBr(
@@ -100,7 +105,7 @@ Error emitWhile(EmitterContext &ctx, const ir::Instruction &loop,
       body, exit);
 
   builder.SetInsertPoint(body);
-  callPieces(ctx, callees[1]);
+  callPieces(ctx, callees[1], calls);
   const ir::Computation &bodyComputation = *loop.calledComputations()[1];
   if (Error e = copyInto(ctx, *bodyComputation.root(), loop))
     return e;
@@ -116,9 +121,10 @@ Error emitWhile(EmitterContext &ctx, const ir::Instruction &loop,
   return Error::success();
 }
 
-Error emitConditional(
-    EmitterContext &ctx, const ir::Instruction &conditional,
-    const std::vector<std::vector<llvm::Function *>> &callees) {
+Error emitConditional(EmitterContext &ctx,
+                      const ir::Instruction &conditional,
+                      const std::vector<std::vector<Piece>> &callees,
+                      std::vector<PieceCall> &calls) {
   llvm::IRBuilder<> &builder = ctx.builder();
   llvm::LLVMContext &context = ctx.context();
   llvm::Function *function = builder.GetInsertBlock()->getParent();
@@ -143,7 +149,7 @@ Error emitConditional(
     dispatch->addCase(builder.getInt32(uint32_t(k)), blocks[k]);
   for (size_t k = 0; k < branches.size(); ++k) {
     builder.SetInsertPoint(blocks[k]);
-    callPieces(ctx, callees[k]);
+    callPieces(ctx, callees[k], calls);
     if (Error e = copyInto(ctx, *branches[k]->root(), conditional))
       return e;
     builder.CreateBr(exit);
@@ -164,13 +170,13 @@ Error copyValue(EmitterContext &ctx, const BufferRef &target,
       });
 }
 
-Error emitControlFlow(
-    EmitterContext &ctx, const ir::Instruction &instruction,
-    const std::vector<std::vector<llvm::Function *>> &calleePieces) {
+Error emitControlFlow(EmitterContext &ctx, const ir::Instruction &instruction,
+                      const std::vector<std::vector<Piece>> &calleePieces,
+                      std::vector<PieceCall> &calls) {
   if (instruction.opcode() == ir::Opcode::While)
-    return emitWhile(ctx, instruction, calleePieces);
+    return emitWhile(ctx, instruction, calleePieces, calls);
   if (instruction.opcode() == ir::Opcode::Conditional)
-    return emitConditional(ctx, instruction, calleePieces);
+    return emitConditional(ctx, instruction, calleePieces, calls);
   return makeError("codegen: '%{}' ({}) is not control flow",
                    instruction.name(), ir::opcodeName(instruction.opcode()));
 }

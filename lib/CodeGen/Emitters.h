@@ -27,12 +27,25 @@ Error emitElemental(EmitterContext &ctx, const ir::Instruction &instruction);
 Error copyValue(EmitterContext &ctx, const BufferRef &target,
                 const BufferRef &source);
 
+/// The function computing one instruction of a schedule (CodeGen.cpp).
+struct Piece {
+  const ir::Instruction *instruction = nullptr;
+  llvm::Function *function = nullptr;
+};
+
+/// One call of a callee's piece, for --profile.
+struct PieceCall {
+  const ir::Instruction *instruction = nullptr;
+  llvm::CallInst *call = nullptr;
+};
+
 /// The code of a while or conditional (ControlFlow.cpp), in the function
-/// being emitted: `calleePieces[k]` are the functions running callee k's
-/// schedule (condition, body; or each branch), called in order.
-Error emitControlFlow(
-    EmitterContext &ctx, const ir::Instruction &instruction,
-    const std::vector<std::vector<llvm::Function *>> &calleePieces);
+/// being emitted: `calleePieces[k]` are the pieces running callee k's
+/// schedule (condition, body; or each branch), called in order. Each call
+/// it makes is appended to `calls`.
+Error emitControlFlow(EmitterContext &ctx, const ir::Instruction &instruction,
+                      const std::vector<std::vector<Piece>> &calleePieces,
+                      std::vector<PieceCall> &calls);
 
 /// Applies elementwise opcode `opcode` (not compare/convert, which need more
 /// than the operand dtype) to compute values `operands` of dtype `dtype`.

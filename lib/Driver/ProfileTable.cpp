@@ -6,6 +6,9 @@
 // (the whole entry call, so the shares of all kernels add up to a little
 // under 100%: the rest is the clock reads between kernels), and what the
 // kernel achieved against its static cost (CostAnalysis FLOPs and bytes).
+// The kernels of loop bodies and branches are rows of their own, named
+// after their while or conditional ("loop/body_dot"), with how often they
+// ran per run.
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Driver/Profile.h"
@@ -54,6 +57,12 @@ int64_t sourceCount(const KernelTime &kernel) {
   return 1 + std::count(kernel.sources.begin(), kernel.sources.end(), ',');
 }
 
+/// A kernel of a loop body or branch: named "caller/instruction" (HLO
+/// names never hold '/').
+bool isNested(const KernelTime &kernel) {
+  return kernel.instruction.find('/') != std::string::npos;
+}
+
 } // namespace
 
 std::string formatProfileTable(const ProfileReport &report, int64_t top) {
@@ -67,9 +76,16 @@ std::string formatProfileTable(const ProfileReport &report, int64_t top) {
                      return a->seconds > b->seconds;
                    });
   size_t shown = std::min(order.size(), size_t(std::max<int64_t>(top, 0)));
+  // A kernel inside a loop body or branch ("loop/body_dot") is timed
+  // within its while's or conditional's kernel too: count it once.
   double kernelSeconds = 0;
-  for (const KernelTime *kernel : order)
-    kernelSeconds += kernel->seconds;
+  bool nested = false;
+  for (const KernelTime *kernel : order) {
+    if (isNested(*kernel))
+      nested = true;
+    else
+      kernelSeconds += kernel->seconds;
+  }
 
   std::string out =
       fmt::format("kiln profile: {}, {} runs, {:.3f} us per run (kernels {})\n",
@@ -78,17 +94,22 @@ std::string formatProfileTable(const ProfileReport &report, int64_t top) {
   size_t nameWidth = 6;
   for (size_t i = 0; i < shown; ++i)
     nameWidth = std::max(nameWidth, shortName(order[i]->instruction).size());
-  out += fmt::format("{:<{}}  {:<14} {:>5} {:>11} {:>6} {:>12} {:>11} {:>9}\n",
+  // With loops, how often each kernel ran per run (a body's kernels once
+  // per iteration); FLOPs and bytes stay per call.
+  std::string callsHeader = nested ? fmt::format(" {:>9}", "calls/run") : "";
+  out += fmt::format("{:<{}}  {:<14} {:>5} {:>11} {:>6}{} {:>12} {:>11} {:>9}\n",
                      "kernel", nameWidth, "opcode", "nodes", "us per run",
-                     "share", "FLOPs", "bytes", "GFLOP/s");
+                     "share", callsHeader, "FLOPs", "bytes", "GFLOP/s");
   for (size_t i = 0; i < shown; ++i) {
     const KernelTime &kernel = *order[i];
-    out += fmt::format("{:<{}}  {:<14} {:>5} {:>11.3f} {:>6} {:>12} {:>11} "
+    std::string calls =
+        nested ? fmt::format(" {:>9.4g}", double(kernel.calls) / runs) : "";
+    out += fmt::format("{:<{}}  {:<14} {:>5} {:>11.3f} {:>6}{} {:>12} {:>11} "
                        "{:>9}\n",
                        shortName(kernel.instruction), nameWidth, kernel.opcode,
                        sourceCount(kernel), kernel.seconds / runs * 1e6,
-                       percent(kernel.seconds, report.runSeconds), kernel.flops,
-                       kernel.bytes, gigaFlopsPerSecond(kernel));
+                       percent(kernel.seconds, report.runSeconds), calls,
+                       kernel.flops, kernel.bytes, gigaFlopsPerSecond(kernel));
   }
   if (shown < order.size()) {
     double rest = 0;

@@ -9,7 +9,9 @@ Usage: check_trace.py TRACE --runs N [--kernels a,b,c] [--min-share F]
 - Exactly N run events (cat "run"), args.run 0..N-1 in time order, not
   overlapping.
 - Every other X event is a kernel: it lies inside the run event its args.run
-  names, the kernels of a run follow one another without overlapping, and
+  names, the kernels of a run follow one another without overlapping (a
+  kernel of a loop body or branch, "loop/body_dot", lies inside its
+  top-level kernel "loop" instead and is not counted in the run's sums), and
   (with --kernels) their names are exactly that list, in that order, in
   every run. Their args carry sources (a string), flops, bytes_read and
   bytes_written (integers); --cost checks those three for a kernel.
@@ -62,9 +64,31 @@ def check_kernel_args(kernel, costs):
                  % (kernel["name"], found, costs[kernel["name"]]))
 
 
+def check_nested(run, kernels):
+    """A kernel of a loop body or branch ("loop/body_dot") lies inside its
+    top-level while or conditional ("loop"): the event is its last call in
+    the run, which may come from an earlier iteration of an enclosing loop
+    than its parent's last call."""
+    spans = {kernel["name"]: kernel for kernel in kernels}
+    for kernel in kernels:
+        if "/" not in kernel["name"]:
+            continue
+        parent = spans.get(kernel["name"].split("/", 1)[0])
+        if parent is None:
+            fail("kernel %r of run %d has no parent kernel"
+                 % (kernel["name"], run["args"]["run"]))
+        if (kernel["ts"] < parent["ts"] - EPSILON or kernel["ts"] + kernel["dur"]
+                > parent["ts"] + parent["dur"] + EPSILON):
+            fail("kernel %r of run %d is not inside %r"
+                 % (kernel["name"], run["args"]["run"], parent["name"]))
+
+
 def check_run(run, kernels, options):
     start, end = run["ts"], run["ts"] + run["dur"]
     previous_end = start
+    check_nested(run, kernels)
+    names = [kernel["name"] for kernel in kernels]
+    kernels = [kernel for kernel in kernels if "/" not in kernel["name"]]
     for kernel in kernels:
         if kernel["ts"] < previous_end - EPSILON:
             fail("kernel %r of run %d starts before the previous one ends"
@@ -74,7 +98,6 @@ def check_run(run, kernels, options):
             fail("kernel %r [%f, %f] is not inside run %d [%f, %f]"
                  % (kernel["name"], kernel["ts"], previous_end,
                     run["args"]["run"], start, end))
-    names = [kernel["name"] for kernel in kernels]
     if options.kernels is not None and names != options.kernels:
         fail("run %d has kernels %r, expected %r"
              % (run["args"]["run"], names, options.kernels))
