@@ -4,6 +4,7 @@
 
 #include "kiln/Analysis/BufferAssignment.h"
 #include "kiln/Analysis/CostAnalysis.h"
+#include "kiln/Analysis/TripCount.h"
 #include "kiln/Driver/Driver.h"
 #include "kiln/Driver/Optimize.h"
 
@@ -83,6 +84,16 @@ void describeTensors(const import::ImportedModel &model,
   }
 }
 
+std::vector<LoopSummary> summarizeLoops(const ir::Module &module) {
+  std::vector<LoopSummary> loops;
+  for (const ir::Computation *computation : module.computations())
+    for (const ir::Instruction *instruction : computation->instructions())
+      if (instruction->opcode() == ir::Opcode::While)
+        loops.push_back({instruction->name(), computation->name(),
+                         analysis::whileTripCount(*instruction)});
+  return loops;
+}
+
 Expected<ModelCost> measure(const ir::Module &module) {
   ModelCost cost;
   cost.imported = analysis::moduleCost(module);
@@ -92,6 +103,7 @@ Expected<ModelCost> measure(const ir::Module &module) {
     return optimized.takeError();
   cost.optimized = analysis::moduleCost(**optimized);
   cost.optimizedInstructions = instructionCount(**optimized);
+  cost.loops = summarizeLoops(**optimized);
   Expected<analysis::BufferAssignment> buffers =
       analysis::BufferAssignment::build(**optimized);
   if (!buffers)
@@ -249,6 +261,22 @@ nlohmann::ordered_json tensorJson(const TensorSummary &tensor, bool input) {
 }
 } // namespace
 
+/// One line per loop: its trip count, or that FLOPs and bytes count it
+/// once.
+std::string formatLoops(const std::vector<LoopSummary> &loops) {
+  if (loops.empty())
+    return "";
+  std::string text = fmt::format("loops: {}\n", loops.size());
+  for (const LoopSummary &loop : loops)
+    text += fmt::format(
+        "  {} (in {}): {}\n", loop.name, loop.computation,
+        loop.tripCount
+            ? fmt::format("{} iterations", *loop.tripCount)
+            : std::string("trip count unknown (FLOPs and bytes count one "
+                          "iteration)"));
+  return text;
+}
+
 std::string formatInspectText(const InspectReport &report) {
   std::string text = fmt::format("model: {}\n", report.model);
   if (!report.summary.format.empty())
@@ -294,6 +322,7 @@ std::string formatInspectText(const InspectReport &report) {
     text += fmt::format("HLO instructions: {} (imported), {} (optimized)\n",
                         cost.instructions, cost.optimizedInstructions);
     text += fmt::format("arena bytes: {}\n", cost.arenaBytes);
+    text += formatLoops(cost.loops);
   }
   if (!report.inputsNeedingShape.empty())
     text += fmt::format("FLOPs, bytes and arena: need static shapes: give {}\n",
@@ -339,6 +368,13 @@ std::string formatInspectJson(const InspectReport &report) {
     json["instructions"] = cost.instructions;
     json["optimized_instructions"] = cost.optimizedInstructions;
     json["arena_bytes"] = cost.arenaBytes;
+    json["loops"] = nlohmann::ordered_json::array();
+    for (const LoopSummary &loop : cost.loops)
+      json["loops"].push_back(
+          {{"name", loop.name},
+           {"computation", loop.computation},
+           {"trip_count", loop.tripCount ? nlohmann::ordered_json(*loop.tripCount)
+                                         : nlohmann::ordered_json()}});
   }
   if (!report.inputsNeedingShape.empty()) {
     json["needs_shape"] = report.inputsNeedingShape;

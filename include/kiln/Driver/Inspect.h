@@ -46,12 +46,21 @@ struct TensorSummary {
 };
 
 /// What the model costs once compiled (absent when the import failed).
+/// A while of the optimized module and how often it runs its body.
+struct LoopSummary {
+  std::string name;        ///< the while instruction
+  std::string computation; ///< where it is: the entry or a loop body
+  std::optional<int64_t> tripCount; ///< analysis::whileTripCount
+};
+
 struct ModelCost {
   analysis::Cost imported;           ///< of the imported HLO (moduleCost)
   analysis::Cost optimized;          ///< after the default pipeline
   int64_t instructions = 0;          ///< imported HLO instructions
   int64_t optimizedInstructions = 0; ///< after the default pipeline
   int64_t arenaBytes = 0;            ///< buffer assignment, optimized module
+  /// Every loop; FLOPs and bytes count a loop of unknown trip count once.
+  std::vector<LoopSummary> loops;
 };
 
 struct InspectReport {
