@@ -1,6 +1,8 @@
 //===- GraphvizWriter.cpp - An HLO module as Graphviz text ----------------===//
 //
-// The layout rules are in Graphviz.h. Node ids are "n0", "n1", ... in the
+// The layout rules are in Graphviz.h. A while's or conditional's callees
+// are dashed clusters next to its node, with dashed edges for the state
+// handed in and the root taken back. Node ids are "n0", "n1", ... in the
 // order the instructions are drawn, never pointers, so the output is the
 // same on every run.
 //
@@ -10,6 +12,7 @@
 #include "kiln/IR/Printer.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <map>
 
@@ -116,6 +119,37 @@ private:
       out_ += fmt::format("{}{} [label={}, {}];\n", indent, id,
                           quoted(nodeLabel(*instruction)),
                           nodeStyle(*instruction, instruction == root_));
+      if (ir::callsSequentially(instruction->opcode()))
+        drawCallees(*instruction, indent);
+    }
+  }
+
+  /// What callee `k` of a while or conditional is, for its cluster's label
+  /// and the edges to and from it.
+  static std::string calleeRole(const Instruction &caller, size_t k) {
+    if (caller.opcode() == Opcode::While)
+      return k == 0 ? "condition" : "body";
+    if (caller.operand(0)->shape().dtype() == ir::DType::Pred)
+      return k == 0 ? "true branch" : "false branch";
+    return fmt::format("branch {}", k);
+  }
+
+  /// Each computation a while or conditional runs, as a cluster of its own
+  /// next to the caller's node (nested loops inside, recursively).
+  void drawCallees(const Instruction &caller, const std::string &indent) {
+    const std::vector<ir::Computation *> &callees =
+        caller.calledComputations();
+    for (size_t k = 0; k < callees.size(); ++k) {
+      std::string label = fmt::format("%{} {}: {}", caller.name(),
+                                      calleeRole(caller, k),
+                                      callees[k]->name());
+      out_ += fmt::format("{}subgraph {} {{\n", indent,
+                          quoted("cluster_" + caller.name() + "_" +
+                                 callees[k]->name()));
+      out_ += fmt::format("{}  label={};\n{}  style=\"rounded,dashed\";\n",
+                          indent, quoted(label), indent);
+      drawNodes(*callees[k], indent + "  ");
+      out_ += indent + "}\n";
     }
   }
 
@@ -150,13 +184,35 @@ private:
       for (size_t i = 0; i < user->operandCount(); ++i)
         addEdge(source(user->operand(i)), ids_.at(user),
                 numbered ? std::to_string(i) : "");
+      if (ir::callsSequentially(user->opcode()))
+        drawCalleeEdges(*user);
+    }
+  }
+
+  /// Dashed edges: the caller hands its state (or branch operand) to each
+  /// callee's parameter and takes back its root.
+  void drawCalleeEdges(const Instruction &caller) {
+    const std::vector<ir::Computation *> &callees =
+        caller.calledComputations();
+    for (size_t k = 0; k < callees.size(); ++k) {
+      drawEdges(*callees[k]);
+      std::string role = calleeRole(caller, k);
+      if (const Instruction *parameter = callees[k]->parameter(0))
+        addEdge(ids_.at(&caller), ids_.at(parameter), role, true);
+      addEdge(source(callees[k]->root()), ids_.at(&caller), role + " result",
+              true);
     }
   }
 
   void addEdge(const std::string &from, const std::string &to,
-               const std::string &label) {
+               const std::string &label, bool dashed = false) {
+    std::vector<std::string> parts;
+    if (!label.empty())
+      parts.push_back("label=" + quoted(label));
+    if (dashed)
+      parts.push_back("style=dashed");
     std::string attributes =
-        label.empty() ? "" : " [label=" + quoted(label) + "]";
+        parts.empty() ? "" : fmt::format(" [{}]", fmt::join(parts, ", "));
     edges_ += fmt::format("  {} -> {}{};\n", from, to, attributes);
   }
 
