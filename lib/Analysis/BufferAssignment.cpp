@@ -217,9 +217,7 @@ private:
   bool winograd_; // Winograd scratch for the convolutions that get it
 };
 
-/// ValueRef::tupleIndex of the arena block of a while's or conditional's
-/// callees.
-constexpr int64_t kCalleeBlockIndex = -3;
+constexpr int64_t kCalleeBlockIndex = BufferAssignment::kCalleeBlockIndex;
 } // namespace
 
 Error Builder::classify(const Instruction *instruction) {

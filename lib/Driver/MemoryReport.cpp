@@ -53,6 +53,11 @@ valueRow(const BufferAssignment &buffers, ValueRef value,
   } else if (value.tupleIndex == BufferAssignment::kScratchIndex) {
     row.kind = "packing-scratch";
     row.name += " (packing scratch)";
+  } else if (value.tupleIndex == BufferAssignment::kCalleeBlockIndex) {
+    row.kind = "callee-block";
+    row.name += instruction.opcode() == ir::Opcode::While
+                    ? " (condition and body)"
+                    : " (branches)";
   } else if (value.tupleIndex >= 0) {
     row.name += fmt::format("{{{}}}", value.tupleIndex);
     row.shape = instruction.shape()

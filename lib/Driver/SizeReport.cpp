@@ -55,6 +55,7 @@ std::optional<WeightName> weightName(std::string_view symbol) {
 /// One function of the object as the "code" section lists it.
 struct CodeRow {
   std::string symbol, kind, instruction, node, users;
+  std::string computation; ///< where the instruction is, when it is one
   int64_t bytes = 0;
 };
 
@@ -77,8 +78,10 @@ CodeRow codeRow(const ObjectSymbol &symbol, const aot::ModelInfo &info,
   } else if (startsWith(name, entry + ".")) {
     row.kind = "instruction";
     row.instruction = std::string(name.substr(entry.size() + 1));
-    if (auto found = byName.find(row.instruction); found != byName.end())
+    if (auto found = byName.find(row.instruction); found != byName.end()) {
       row.node = found->second->sourceNode();
+      row.computation = found->second->parent()->name();
+    }
   } else if (startsWith(name, "kiln.kernel.")) {
     row.kind = "kernel";
     for (const aot::KernelInfo &kernel : info.kernels)
@@ -110,6 +113,32 @@ struct WeightRow {
   bool packed = false;
   int64_t bytes = 0;
 };
+
+/// With loops or branches, the instructions' code summed per computation
+/// (the entry, each body, condition and branch; shared kernels are not any
+/// one computation's), as text and into `json`["computations"].
+std::string codePerComputation(const std::vector<CodeRow> &rows,
+                               const ir::Module &module,
+                               nlohmann::ordered_json &json) {
+  std::map<std::string, int64_t> bytes;
+  for (const CodeRow &row : rows)
+    if (!row.computation.empty())
+      bytes[row.computation] += row.bytes;
+  if (bytes.size() < 2)
+    return "";
+  std::vector<std::vector<std::string>> cells;
+  json["computations"] = nlohmann::ordered_json::array();
+  for (const ir::Computation *computation : module.computations()) {
+    auto found = bytes.find(computation->name());
+    if (found == bytes.end())
+      continue;
+    cells.push_back({computation->name(), std::to_string(found->second)});
+    json["computations"].push_back(
+        {{"name", computation->name()}, {"bytes", found->second}});
+  }
+  return "\ninstruction code per computation:\n" +
+         formatTable({"computation", "bytes"}, cells);
+}
 
 } // namespace
 
@@ -161,9 +190,12 @@ ReportSection codeReportSection(const aot::ModelInfo &info,
       json["node"] = row.node;
     if (!row.users.empty())
       json["used_by"] = row.users;
+    if (!row.computation.empty())
+      json["computation"] = row.computation;
     json["bytes"] = row.bytes;
     section.json["functions"].push_back(json);
   }
+  section.text += codePerComputation(rows, module, section.json);
   return section;
 }
 

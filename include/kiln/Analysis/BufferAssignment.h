@@ -122,6 +122,9 @@ public:
   const BufferSlice *packingScratch(const ir::Instruction *instruction) const;
   /// ValueRef::tupleIndex of packing scratch values.
   static constexpr int64_t kScratchIndex = -2;
+  /// ValueRef::tupleIndex of the arena block holding the values of the
+  /// computations a while or conditional runs (its callees' arenas).
+  static constexpr int64_t kCalleeBlockIndex = -3;
   const BufferSlice &slice(const ir::Instruction *instruction) const {
     return slice(ValueRef{instruction, -1});
   }
