@@ -7,9 +7,10 @@
 //  - a loop run once becomes one copy of its body reading the init: the
 //    condition has no effects, so skipping its two tests changes nothing;
 //  - a state element the body returns unchanged and whose init is a
-//    constant is that constant in every iteration: the condition, the body
-//    and the loop's users read a constant instead (the element itself then
-//    becomes unused and is dropped by the next rewrite). Besides freeing
+//    small constant (at most kMaxSunkConstantBytes) is that constant in
+//    every iteration: the condition, the body and the loop's users read a
+//    constant instead (the element itself then becomes unused and is
+//    dropped by the next rewrite). Besides freeing
 //    state, this shows the condition a constant bound, so a loop whose
 //    bound was passed in the state gets a trip count;
 //  - state elements whose value nobody needs (not read by the condition,
@@ -25,6 +26,7 @@
 #include "WhileLoopUtils.h"
 
 #include "kiln/Analysis/TripCount.h"
+#include "kiln/IR/ShapeBytes.h"
 #include "kiln/Transforms/Passes.h"
 
 #include <map>
@@ -107,7 +109,13 @@ std::vector<Instruction *> stateReads(const ir::Computation &computation,
   return reads;
 }
 
-/// Pass-through elements with a constant init become that constant.
+/// The largest constant sunk into a loop: scalars and small tables, which
+/// is what bounds and foldable operands are. A large constant (weights
+/// handed through the state) would be copied into the condition and the
+/// body for no gain, as reading it from the state costs nothing per trip.
+constexpr int64_t kMaxSunkConstantBytes = 4096;
+
+/// Pass-through elements with a small constant init become that constant.
 bool sinkConstantState(Instruction *loop) {
   Instruction *init = loop->operand(0);
   if (init->opcode() != Opcode::Tuple)
@@ -118,7 +126,9 @@ bool sinkConstantState(Instruction *loop) {
   for (size_t i = 0; i < init->operandCount(); ++i) {
     const Instruction *constant = init->operand(i);
     if (constant->opcode() != Opcode::Constant ||
-        !isPassThrough(body, int64_t(i)))
+        !isPassThrough(body, int64_t(i)) ||
+        ir::checkedValueBytes(constant->shape()).value_or(INT64_MAX) >
+            kMaxSunkConstantBytes)
       continue;
     for (Instruction *read : stateReads(body, int64_t(i)))
       changed |= replaceByConstant(read, *constant, int64_t(i));
