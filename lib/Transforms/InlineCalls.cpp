@@ -13,7 +13,6 @@
 #include "kiln/Transforms/Passes.h"
 
 #include <algorithm>
-#include <unordered_map>
 
 namespace kiln {
 
@@ -21,24 +20,6 @@ using ir::Instruction;
 using ir::Opcode;
 
 namespace {
-
-/// Copies `callee` into `caller` (appended; the caller re-sorts) and returns
-/// the copy of its root.
-Instruction *copyCallee(ir::Computation &caller, const ir::Computation &callee,
-                        const std::vector<Instruction *> &arguments) {
-  std::unordered_map<const Instruction *, Instruction *> copies;
-  for (Instruction *original : callee.instructions()) {
-    if (original->opcode() == Opcode::Parameter) {
-      copies[original] = arguments.at(size_t(original->parameterNumber()));
-      continue;
-    }
-    std::vector<Instruction *> operands;
-    for (Instruction *operand : original->operands())
-      operands.push_back(copies.at(operand));
-    copies[original] = caller.addCopyOf(*original, std::move(operands));
-  }
-  return copies.at(callee.root());
-}
 
 /// Inlines every call of `computation`; returns whether there was one.
 bool inlineCallsIn(ir::Computation &computation) {
@@ -48,7 +29,8 @@ bool inlineCallsIn(ir::Computation &computation) {
       continue;
     std::vector<Instruction *> arguments = call->operands();
     Instruction *result =
-        copyCallee(computation, *call->calledComputation(), arguments);
+        transforms::copyComputationInto(computation, *call->calledComputation(),
+                                      arguments);
     call->replaceAllUsesWith(result);
     if (computation.root() == call)
       computation.setRoot(result);

@@ -73,6 +73,12 @@ std::unique_ptr<Pass> createSimplificationLoop() {
   // Drop what the rewrites above left unused before the next round, so
   // use counts (which transpose sinking relies on) are exact.
   passes.push_back(createDeadCodeEliminationPass());
+  // Loops, inside the fixed point: constants sunk into a body fold there,
+  // folding can give a loop a trip count of 0 or 1, and a hoisted value may
+  // fold to a constant the simplifier then sinks. After dce, so use counts
+  // and the state elements' readers are exact.
+  passes.push_back(createWhileLoopSimplifierPass());
+  passes.push_back(createLoopInvariantCodeMotionPass());
   return std::make_unique<FixedPointPass>("simplify", std::move(passes),
                                           kMaxRounds);
 }

@@ -8,6 +8,7 @@
 #include <cassert>
 #include <cstring>
 #include <set>
+#include <unordered_map>
 
 namespace kiln::transforms {
 
@@ -141,6 +142,23 @@ std::vector<ir::Computation *> runWholeComputations(ir::Module &module) {
       computations.push_back(computation);
   }
   return computations;
+}
+
+Instruction *copyComputationInto(ir::Computation &caller,
+                                 const ir::Computation &callee,
+                                 const std::vector<Instruction *> &arguments) {
+  std::unordered_map<const Instruction *, Instruction *> copies;
+  for (Instruction *original : callee.instructions()) {
+    if (original->opcode() == Opcode::Parameter) {
+      copies[original] = arguments.at(size_t(original->parameterNumber()));
+      continue;
+    }
+    std::vector<Instruction *> operands;
+    for (Instruction *operand : original->operands())
+      operands.push_back(copies.at(operand));
+    copies[original] = caller.addCopyOf(*original, std::move(operands));
+  }
+  return copies.at(callee.root());
 }
 
 bool removeUncalledComputations(ir::Module &module) {

@@ -64,6 +64,15 @@ void collectRootValues(const ir::Instruction *root,
 /// entry last). The fusion passes and transpose hoisting run on each.
 std::vector<ir::Computation *> runWholeComputations(ir::Module &module);
 
+/// Copies `callee`'s instructions into `caller` (appended: the caller
+/// re-sorts), its parameters replaced by `arguments` in parameter order, and
+/// returns the copy of its root. Callees of the copied instructions are
+/// shared, not copied. Used by inline-calls and by the while-loop
+/// simplifier for a loop that runs its body once.
+ir::Instruction *
+copyComputationInto(ir::Computation &caller, const ir::Computation &callee,
+                    const std::vector<ir::Instruction *> &arguments);
+
 /// Removes every computation (except the entry) that nothing calls.
 /// Returns whether any was removed.
 bool removeUncalledComputations(ir::Module &module);

@@ -26,7 +26,8 @@ void buildCallLowering(PassManager &manager);
 Error runCallLowering(ir::Module &module);
 
 /// Adds kiln's default optimization pipeline to `manager`: verify; then
-/// constant-folding, algebraic-simplifier, cse and dce repeated until a
+/// constant-folding, algebraic-simplifier, cse, dce,
+/// while-loop-simplifier and loop-invariant-code-motion repeated until a
 /// round changes nothing (at most 8 rounds); output-fusion; fusion;
 /// multi-output-fusion; the call lowering; verify. Every pass preserves the module's results exactly (no float
 /// reassociation). Also registered as the pass `default-pipeline`.
