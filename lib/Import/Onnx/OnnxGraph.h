@@ -39,6 +39,9 @@ public:
   /// unknown or its tensor is bad.
   Value lookup(const std::string &name);
   void define(const std::string &name, Value value) { values_[name] = value; }
+  /// The value of `name` if this graph or an enclosing one defines it;
+  /// nullptr without an error otherwise.
+  Value find(const std::string &name);
   /// Names a value a node computed after the node output it is, so HLO
   /// instructions (and `kiln check`, dumps) show the source node; a value
   /// already named that way (passed through by Identity, ...), a parameter
@@ -99,6 +102,9 @@ public:
   std::optional<std::vector<Value>>
   inlineSubgraph(std::string_view key,
                  const std::vector<Value> &inputs) override;
+  std::optional<Subgraph>
+  buildSubgraph(std::string_view key, const std::vector<ir::Shape> &inputShapes,
+                std::string_view role) override;
 
   /// Index of the first wanted output the lowering did not set, or -1.
   int64_t firstMissingOutput() const;
