@@ -50,10 +50,10 @@ public:
 
   /// Lowers `nodes` in order at `opset`. The error, if any, names the node:
   /// "node 'NAME' (OpType): message".
-  /// Counts one more subgraph inlined anywhere in the model (a Loop or Scan
-  /// iteration, an If branch); false once the model's total passes
-  /// ResourceLimits::kMaxUnrolledIterations, so nested loops, each within
-  /// its own cap, cannot multiply into hours of unrolling.
+  /// Counts one more subgraph inlined anywhere in the model (the branch a
+  /// constant If condition takes; loops are whiles and inline nothing);
+  /// false once the model's total passes
+  /// ResourceLimits::kMaxUnrolledIterations.
   bool countInlinedSubgraph();
 
   Error lowerNodes(const google::protobuf::RepeatedPtrField<onnxpb::NodeProto>

@@ -165,6 +165,9 @@ OnnxContext::buildSubgraph(std::string_view key,
   }
   if (error) {
     fail(fmt::format("in subgraph '{}': {}", key, error.message()));
+    // Nothing calls it yet; a half-built computation must not reach the
+    // verifier or a dump.
+    module->removeComputation(result.computation);
     return std::nullopt;
   }
   for (Value output : outputs)
