@@ -71,7 +71,7 @@ FLAVOURS = {
                 ['qemu-aarch64']),
 }
 # Failures that must never hide under another listed category.
-BAD_CATEGORIES = {'wrong-answer', 'crash', 'runtime-error', 'timeout',
+BAD_CATEGORIES = {'wrong-answer', 'crash', 'runtime-error', 'timeout', 'unrolled',
                   'link-error'}
 
 
@@ -370,11 +370,15 @@ class Runner:
         run(self.cc[:1] + ['-std=c11', '-O1', '-c', self.opts.driver, '-o',
                            self.driver_obj], 'link-error')
 
-    def compile(self, model_path, work, freeze=()):
+    def compile(self, model_path, work, freeze=(), loops=()):
+        """`loops`: HLO control flow (`while(`, `conditional(`) the optimized
+        module must contain, so a loop that got unrolled fails the test."""
         out = os.path.join(work, 'kiln_model')
         cmd = [self.opts.kiln, 'compile', model_path, '--target', self.triple,
                '--name', 'kiln_model', '-o', out]
         cmd += [f'--freeze={spec}' for spec in freeze]
+        if loops:
+            cmd += ['--emit', 'hlo']
         if self.opts.cpu:
             cmd += ['--cpu', self.opts.cpu]
         try:
@@ -384,6 +388,13 @@ class Runner:
                 category, detail = classify_compile_error(failure.detail)
                 raise TestFailure(category, failure.detail) from None
             raise
+        if loops:
+            with open(out + '.hlo') as f:
+                hlo = f.read()
+            missing = [op for op in loops if f' {op}(' not in hlo]
+            if missing:
+                raise TestFailure('unrolled', 'the optimized HLO has no '
+                                  + ' or '.join(missing))
         with open(out + '.json') as f:
             manifest = json.load(f)
         exe = out + '.exe'
@@ -466,7 +477,8 @@ class Runner:
         while True:
             try:
                 manifest, exe = self.compile(
-                    model_path, work, self.freeze_specs(frozen, names, work))
+                    model_path, work, self.freeze_specs(frozen, names, work),
+                    expected_control_flow(model.graph, frozen))
                 return manifest, exe, set(frozen)
             except TestFailure as failure:
                 if (failure.category != 'not-aot:data-dependent-shape' or
@@ -587,6 +599,23 @@ def op_types(graph):
                 ops |= op_types(attribute.g)
             for subgraph in attribute.graphs:
                 ops |= op_types(subgraph)
+    return ops
+
+
+# Ops that must compile to a loop, whatever their trip count.
+LOOP_OPS = {'Loop', 'Scan', 'RNN', 'GRU', 'LSTM'}
+
+
+def expected_control_flow(graph, frozen):
+    """The HLO control flow a model's top-level nodes must become: `while`
+    for loops, `conditional` for an If whose condition is not frozen (a
+    constant condition inlines its branch)."""
+    ops = []
+    if any(node.op_type in LOOP_OPS for node in graph.node):
+        ops.append('while')
+    if any(node.op_type == 'If' and node.input[0] not in frozen
+           for node in graph.node):
+        ops.append('conditional')
     return ops
 
 

@@ -171,6 +171,12 @@ public:
     fail(fmt::format("no subgraph '{}' in a unit test", key));
     return std::nullopt;
   }
+  std::optional<Subgraph> buildSubgraph(std::string_view key,
+                                        const std::vector<ir::Shape> &,
+                                        std::string_view) override {
+    fail(fmt::format("no subgraph '{}' in a unit test", key));
+    return std::nullopt;
+  }
   std::vector<Value> outputs;
 
 private:

@@ -68,12 +68,23 @@ public:
   /// any operand is nullptr.
   Value add(ir::Opcode opcode, std::vector<Value> operands,
             ir::Attributes attrs = {}, ir::Shape declared = {});
+  /// Like add for an opcode that calls computations (while, conditional,
+  /// call): its shape is inferred from `callees` too.
+  Value addCalling(ir::Opcode opcode, std::vector<Value> operands,
+                   std::vector<ir::Computation *> callees,
+                   ir::Attributes attrs = {});
   Value parameter(int64_t number, ir::Shape shape, std::string name);
   Value constant(ir::Literal literal);
   /// A scalar constant of `dtype` holding `value` (converted as C++ does).
   Value scalar(ir::DType dtype, double value);
   /// A rank-1 constant of `dtype` from integers.
   Value ints(ir::DType dtype, const std::vector<int64_t> &values);
+
+  // --- Tuples (loop state, branch results) -----------------------------
+  Value tuple(std::vector<Value> elements);
+  Value getTupleElement(Value x, int64_t index);
+  /// Every element of tuple `x`, in order.
+  std::vector<Value> tupleElements(Value x);
 
   // --- Element types ----------------------------------------------------
   /// `convert`, or `x` itself when it already has `dtype`.

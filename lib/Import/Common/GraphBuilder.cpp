@@ -118,6 +118,52 @@ Value GraphBuilder::add(Opcode opcode, std::vector<Value> operands,
   return stamp(fold(instruction));
 }
 
+Value GraphBuilder::addCalling(Opcode opcode, std::vector<Value> operands,
+                               std::vector<ir::Computation *> callees,
+                               ir::Attributes attrs) {
+  if (failed_)
+    return nullptr;
+  std::vector<ir::Shape> shapes;
+  for (Value operand : operands) {
+    if (!operand)
+      return fail("internal error: null operand");
+    shapes.push_back(operand->shape());
+  }
+  std::vector<const ir::Computation *> called(callees.begin(), callees.end());
+  Expected<ir::Shape> shape =
+      ir::inferShape(opcode, shapes, attrs, ir::Shape(), called);
+  if (!shape)
+    return fail(fmt::format("{}: {}", ir::opcodeName(opcode),
+                            shape.errorMessage()));
+  Value instruction = computation_.add(opcode, std::move(*shape),
+                                       std::move(operands), std::move(attrs));
+  instruction->setCalledComputations(std::move(callees));
+  return stamp(instruction); // never folded: the evaluator needs the module
+}
+
+Value GraphBuilder::tuple(std::vector<Value> elements) {
+  return add(Opcode::Tuple, std::move(elements));
+}
+
+Value GraphBuilder::getTupleElement(Value x, int64_t index) {
+  // Reading back what a tuple was just built from needs no instruction.
+  if (x && x->opcode() == Opcode::Tuple && index >= 0 &&
+      size_t(index) < x->operandCount())
+    return x->operand(size_t(index));
+  ir::Attributes attrs;
+  attrs.index = index;
+  return add(Opcode::GetTupleElement, {x}, std::move(attrs));
+}
+
+std::vector<Value> GraphBuilder::tupleElements(Value x) {
+  std::vector<Value> elements;
+  if (!x || !x->shape().isTuple())
+    return elements;
+  for (size_t i = 0; i < x->shape().tupleElements().size(); ++i)
+    elements.push_back(getTupleElement(x, int64_t(i)));
+  return elements;
+}
+
 Value GraphBuilder::stamp(Value instruction) {
   instruction->setSourceNode(sourceNode_);
   return instruction;

@@ -217,9 +217,9 @@ OnnxContext::inlineSubgraph(std::string_view key,
     return std::nullopt;
   }
   if (!graph_.countInlinedSubgraph()) {
-    fail(fmt::format("the model unrolls more than {} loop iterations and "
-                     "subgraphs in total (nested loops multiply); kiln "
-                     "unrolls control flow and needs fewer",
+    fail(fmt::format("the model inlines more than {} If branches in total "
+                     "(Ifs with a constant condition nested in each other "
+                     "multiply)",
                      ResourceLimits::kMaxUnrolledIterations));
     return std::nullopt;
   }

@@ -39,6 +39,9 @@ public:
   /// unknown or its tensor is bad.
   Value lookup(const std::string &name);
   void define(const std::string &name, Value value) { values_[name] = value; }
+  /// The value of `name` if this graph or an enclosing one defines it;
+  /// nullptr without an error otherwise.
+  Value find(const std::string &name);
   /// Names a value a node computed after the node output it is, so HLO
   /// instructions (and `kiln check`, dumps) show the source node; a value
   /// already named that way (passed through by Identity, ...), a parameter
@@ -47,10 +50,10 @@ public:
 
   /// Lowers `nodes` in order at `opset`. The error, if any, names the node:
   /// "node 'NAME' (OpType): message".
-  /// Counts one more subgraph inlined anywhere in the model (a Loop or Scan
-  /// iteration, an If branch); false once the model's total passes
-  /// ResourceLimits::kMaxUnrolledIterations, so nested loops, each within
-  /// its own cap, cannot multiply into hours of unrolling.
+  /// Counts one more subgraph inlined anywhere in the model (the branch a
+  /// constant If condition takes; loops are whiles and inline nothing);
+  /// false once the model's total passes
+  /// ResourceLimits::kMaxUnrolledIterations.
   bool countInlinedSubgraph();
 
   Error lowerNodes(const google::protobuf::RepeatedPtrField<onnxpb::NodeProto>
@@ -99,6 +102,9 @@ public:
   std::optional<std::vector<Value>>
   inlineSubgraph(std::string_view key,
                  const std::vector<Value> &inputs) override;
+  std::optional<Subgraph>
+  buildSubgraph(std::string_view key, const std::vector<ir::Shape> &inputShapes,
+                std::string_view role) override;
 
   /// Index of the first wanted output the lowering did not set, or -1.
   int64_t firstMissingOutput() const;

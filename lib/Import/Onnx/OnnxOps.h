@@ -42,6 +42,26 @@ public:
   virtual std::optional<std::vector<Value>>
   inlineSubgraph(std::string_view key, const std::vector<Value> &inputs) = 0;
 
+  /// A graph attribute lowered into a computation of its own (a loop body,
+  /// a branch), which control flow calls instead of inlining it.
+  struct Subgraph {
+    /// Parameter 0 is the tuple (inputs..., captures...); the root is the
+    /// tuple of the subgraph's outputs.
+    ir::Computation *computation = nullptr;
+    /// The outer values the subgraph reads (ONNX subgraphs see their
+    /// enclosing scopes), in the caller's computation: the caller passes
+    /// them after the inputs. Outer constants are cloned into the
+    /// computation instead, so weights stay constants there.
+    std::vector<Value> captures;
+    std::vector<ir::Shape> outputShapes;
+  };
+  /// Lowers graph attribute `key` into a new computation of the module,
+  /// named after the node and `role`, whose graph inputs have
+  /// `inputShapes`; nullopt after recording an error.
+  virtual std::optional<Subgraph>
+  buildSubgraph(std::string_view key, const std::vector<ir::Shape> &inputShapes,
+                std::string_view role) = 0;
+
 protected:
   explicit OnnxNodeContext(GraphBuilder &builder) : NodeContext(builder) {}
   std::string_view notConstantHint() const override {

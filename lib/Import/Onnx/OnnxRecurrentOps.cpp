@@ -1,18 +1,21 @@
 //===- OnnxRecurrentOps.cpp - ONNX RNN, GRU and LSTM ===//
 //
-// The sequence length is static, so a recurrent op is unrolled: the input
-// projection X W^T + Wb of every time step is one matrix product up front,
-// then each step adds H R^T + Rb and applies the cell's gate equations
-// (ONNX's operator definitions; gate orders RNN: one, GRU: z r h, LSTM:
-// i o f c, peepholes i o f). Weights are constants, so their slices and
-// transposes fold at import. sequence_lens masks the steps past a batch
-// entry's length: its state stops changing and its Y rows are zero, which
-// for the reverse direction also starts the recurrence at its last valid
-// step.
+// Each direction is a `while` over time (the program does not grow with the
+// sequence length): the input projection X W^T + Wb of every time step is
+// one matrix product before the loop, then each iteration reads its rows,
+// adds H R^T + Rb and applies the cell's gate equations (ONNX's operator
+// definitions; gate orders RNN: one, GRU: z r h, LSTM: i o f c, peepholes
+// i o f), and writes its row of Y with dynamic-update-slice. Constant
+// weights are cloned into the loop body, so their slices and transposes
+// fold at import and they stay packed constants. sequence_lens masks the
+// steps past a batch entry's length: its state stops changing and its Y
+// rows are zero, which for the reverse direction also starts the
+// recurrence at its last valid step.
 //
 //===----------------------------------------------------------------------===//
 #include "Common/MatMulLowering.h"
 #include "Onnx/OnnxOps.h"
+#include "Onnx/OnnxWhile.h"
 
 #include <fmt/format.h>
 
@@ -137,7 +140,7 @@ readActivations(OnnxNodeContext &ctx, std::vector<std::string> defaults,
   return result;
 }
 
-// --- The unrolled recurrence ------------------------------------------------------
+// --- The recurrence ------------------------------------------------------
 
 /// Everything one direction's steps need.
 struct Direction {
@@ -224,32 +227,90 @@ std::pair<Value, Value> step(GraphBuilder &b, const Recurrence &r,
   return {h, c};
 }
 
-/// Runs one direction; returns the per-step outputs in time order.
-std::vector<Value> runDirection(GraphBuilder &b, const Recurrence &r,
-                                Direction &d, bool reverse) {
-  std::vector<Value> ys(size_t(r.seq), nullptr);
-  for (int64_t k = 0; k < r.seq && b.ok(); ++k) {
-    int64_t t = reverse ? r.seq - 1 - k : k;
-    Value xw = b.sliceDim(d.xw, 0, t * r.batch, (t + 1) * r.batch);
-    auto [h, c] = step(b, r, d, xw);
-    if (!h)
-      return ys;
-    if (r.lengths) {
-      // valid[b] = t < length[b], as [batch, 1].
-      Value len = b.reshape(r.lengths, {r.batch, 1});
-      Value valid = b.compare(ir::ComparisonDirection::LT,
-                              b.scalar(len->shape().dtype(), double(t)), len);
-      h = b.select(valid, h, d.h);
-      if (c)
-        c = b.select(valid, c, d.c);
-      ys[size_t(t)] = b.select(valid, h, b.like(h, 0));
-    } else {
-      ys[size_t(t)] = h;
+/// Runs one direction as a `while` over time and returns its Y rows
+/// [seq, batch, hidden]; d.h and d.c become the final state. The state is
+/// (step, h, c for LSTM, Y, X W^T + Wb as [seq, batch, G * hidden], then
+/// R^T, Rb, P and sequence_lens unless they are constants: constants are
+/// cloned into the body so weights stay constants, packed at compile time).
+Value runDirection(OnnxNodeContext &ctx, const Recurrence &r, Direction &d,
+                   bool reverse) {
+  GraphBuilder &b = ctx.builder();
+  bool lstm = r.cell == Cell::Lstm;
+  Value xw = b.reshape(d.xw, {r.seq, r.batch, d.xw->shape().dim(1)});
+  Value ys = zeroBuffer(b, d.h->shape(), r.seq, 0);
+  if (r.seq == 0 || !b.ok())
+    return ys;
+  std::vector<Value> init = {b.scalar(ir::DType::S64, 0), d.h};
+  if (lstm)
+    init.push_back(d.c);
+  size_t ysAt = init.size(), xwAt = ysAt + 1;
+  init.push_back(ys);
+  init.push_back(xw);
+  Value invariants[] = {d.rt, d.rb, d.peep, r.lengths};
+  std::optional<size_t> at[4];
+  for (size_t i = 0; i < 4; ++i)
+    if (invariants[i] && invariants[i]->opcode() != Opcode::Constant) {
+      at[i] = init.size();
+      init.push_back(invariants[i]);
     }
-    d.h = h;
-    d.c = c;
+  Value start = b.tuple(init);
+  if (!start)
+    return nullptr;
+  ir::Computation *condition =
+      buildCondition(ctx, start->shape(), std::nullopt, r.seq, std::nullopt);
+  if (!condition)
+    return nullptr;
+  ir::Computation *body = newComputation(
+      b, ctx.name() + (reverse ? ".reverse" : ".forward"));
+  GraphBuilder c(*body);
+  c.setSourceNode(ctx.name());
+  std::vector<Value> s =
+      c.tupleElements(c.parameter(0, start->shape(), body->name() + ".state"));
+  auto bring = [&](size_t i) -> Value {
+    if (!invariants[i])
+      return nullptr;
+    return at[i] ? s[*at[i]] : c.constant(invariants[i]->literal());
+  };
+  Direction inner = d;
+  inner.rt = bring(0);
+  inner.rb = bring(1);
+  inner.peep = bring(2);
+  inner.h = s[1];
+  inner.c = lstm ? s[2] : nullptr;
+  Recurrence ri = r;
+  ri.lengths = bring(3);
+  Value k = s[0];
+  Value t = reverse ? c.binary(Opcode::Subtract,
+                               c.scalar(ir::DType::S64, double(r.seq - 1)), k)
+                    : k;
+  auto [h, cell] = step(c, ri, inner, readEntry(c, s[xwAt], 0, t));
+  Value y = h;
+  if (ri.lengths) {
+    // valid[b] = t < length[b], as [batch, 1]: past its length a batch
+    // row keeps its state and gets zeros in Y.
+    Value len = c.reshape(ri.lengths, {r.batch, 1});
+    Value valid = c.compare(ir::ComparisonDirection::LT,
+                            c.convert(t, len->shape().dtype()), len);
+    h = c.select(valid, h, inner.h);
+    if (lstm)
+      cell = c.select(valid, cell, inner.c);
+    y = c.select(valid, h, c.like(h, 0));
   }
-  return ys;
+  std::vector<Value> next = {
+      c.binary(Opcode::Add, k, c.scalar(ir::DType::S64, 1)), h};
+  if (lstm)
+    next.push_back(cell);
+  next.push_back(writeEntry(c, s[ysAt], y, 0, t));
+  next.insert(next.end(), s.begin() + long(xwAt), s.end());
+  if (!finish(b, c, *body, c.tuple(next)))
+    return nullptr;
+  std::vector<Value> final = b.tupleElements(
+      b.addCalling(Opcode::While, {start}, {condition, body}));
+  if (!b.ok())
+    return nullptr;
+  d.h = final[1];
+  d.c = lstm ? final[2] : nullptr;
+  return final[ysAt];
 }
 
 // --- Reading the node --------------------------------------------------------------
@@ -376,8 +437,7 @@ void lowerRecurrent(OnnxNodeContext &ctx, const CellSpec &spec) {
   }
   Value p = ctx.hasInput(7) && spec.cell == Cell::Lstm ? ctx.input(7) : nullptr;
 
-  std::vector<std::vector<Value>> ys;
-  std::vector<Value> hs, cs;
+  std::vector<Value> ys, hs, cs;
   for (int64_t k = 0; k < dirs && b.ok(); ++k) {
     Direction d;
     Value bias = ctx.hasInput(3) ? direction(b, ctx.input(3), k)
@@ -392,21 +452,17 @@ void lowerRecurrent(OnnxNodeContext &ctx, const CellSpec &spec) {
     d.c = c0 ? direction(b, c0, k) : zerosState;
     d.act = acts->data() + size_t(k) * spec.defaultActivations.size();
     bool reverse = dirName == "reverse" || k == 1;
-    ys.push_back(runDirection(b, r, d, reverse));
+    Value y = runDirection(ctx, r, d, reverse);
+    if (!y)
+      return;
+    ys.push_back(b.reshape(y, {r.seq, 1, r.batch, r.hidden}));
     hs.push_back(b.reshape(d.h, {1, r.batch, r.hidden}));
     cs.push_back(d.c ? b.reshape(d.c, {1, r.batch, r.hidden}) : nullptr);
   }
   if (!b.ok())
     return;
-  // Y [seq, dirs, batch, hidden]: per step, the directions side by side.
-  std::vector<Value> steps;
-  for (int64_t t = 0; t < r.seq; ++t) {
-    std::vector<Value> perDir;
-    for (int64_t k = 0; k < dirs; ++k)
-      perDir.push_back(b.reshape(ys[size_t(k)][size_t(t)], {1, 1, r.batch, r.hidden}));
-    steps.push_back(b.concatenate(perDir, 1));
-  }
-  Value y = b.concatenate(steps, 0);
+  // Y [seq, dirs, batch, hidden]: the directions side by side.
+  Value y = b.concatenate(ys, 1);
   Value yh = b.concatenate(hs, 0);
   Value yc = spec.cell == Cell::Lstm ? b.concatenate(cs, 0) : nullptr;
   if (batchMajor) {

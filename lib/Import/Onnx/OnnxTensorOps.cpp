@@ -213,8 +213,81 @@ SliceRange onnxSliceRange(int64_t dim, int64_t start, int64_t end,
   return r;
 }
 
+/// `x` without reshapes and converts (a scalar index unsqueezed to [1]).
+Value stripLayout(Value x) {
+  while (x && (x->opcode() == ir::Opcode::Reshape ||
+               x->opcode() == ir::Opcode::Convert ||
+               x->opcode() == ir::Opcode::Broadcast))
+    x = x->operand(0);
+  return x;
+}
+
+/// k when `end` is computed as `start + k` for a constant k, else nullopt.
+std::optional<int64_t> constantDistance(Value start, Value end) {
+  Value sum = stripLayout(end);
+  if (!sum || sum->opcode() != ir::Opcode::Add)
+    return std::nullopt;
+  for (size_t i = 0; i < 2; ++i) {
+    Value other = stripLayout(sum->operand(1 - i));
+    if (stripLayout(sum->operand(i)) != stripLayout(start))
+      continue;
+    std::optional<std::vector<int64_t>> k = GraphBuilder::constantInts(other);
+    if (k && k->size() == 1)
+      return k->front();
+  }
+  return std::nullopt;
+}
+
+/// Slice with a start computed at run time, as a loop body's x[i:i+k]
+/// (i the iteration number): the window's size k must be a constant for a
+/// static shape, so only one axis, `ends` = `starts` + k and step 1 are
+/// supported. A negative start counts from the end, as in ONNX; a window
+/// that would run past the end is moved back inside (dynamic-slice clamps),
+/// where ONNX would shorten it: the one case whose shape is not static.
+/// Returns false (no error) when the node is not of that form.
+bool lowerDynamicSlice(OnnxNodeContext &ctx, Value x) {
+  if (ctx.opset() < 10 || !ctx.hasInput(1) || !ctx.hasInput(2) ||
+      GraphBuilder::constantInts(ctx.input(1)))
+    return false;
+  Value start = ctx.input(1), end = ctx.input(2);
+  if (!start || start->shape().numElements() != 1)
+    return false;
+  std::optional<int64_t> size = constantDistance(start, end);
+  std::optional<std::vector<int64_t>> axes =
+      ctx.hasInput(3) ? GraphBuilder::constantInts(ctx.input(3))
+                      : std::optional(std::vector<int64_t>{0});
+  std::optional<std::vector<int64_t>> steps =
+      ctx.hasInput(4) ? GraphBuilder::constantInts(ctx.input(4))
+                      : std::optional(std::vector<int64_t>{1});
+  if (!size || !axes || axes->size() != 1 || !steps || steps->size() != 1 ||
+      steps->front() != 1)
+    return false;
+  std::optional<int64_t> axis = normalizeAxis(axes->front(), rankOf(x));
+  int64_t dim = axis ? x->shape().dim(size_t(*axis)) : 0;
+  if (!axis || *size < 0 || *size > dim)
+    return false;
+  GraphBuilder &b = ctx.builder();
+  Value at = b.convert(b.reshape(start, {}), DType::S64);
+  Value wrapped = b.binary(ir::Opcode::Add, at, b.scalar(DType::S64, double(dim)));
+  at = b.select(b.compare(ir::ComparisonDirection::LT, at,
+                          b.scalar(DType::S64, 0)),
+                wrapped, at);
+  Value zero = b.scalar(DType::S64, 0);
+  std::vector<Value> operands = {x};
+  ir::Attributes attrs;
+  attrs.sizes = x->shape().dims();
+  attrs.sizes[size_t(*axis)] = *size;
+  for (int64_t d = 0; d < rankOf(x); ++d)
+    operands.push_back(d == *axis ? at : zero);
+  ctx.setOutput(0, b.add(ir::Opcode::DynamicSlice, std::move(operands),
+                         std::move(attrs)));
+  return true;
+}
+
 void lowerSlice(OnnxNodeContext &ctx) {
   Value x = ctx.input(0);
+  if (x && lowerDynamicSlice(ctx, x))
+    return;
   bool fromAttrs = ctx.opset() < 10;
   std::optional<std::vector<int64_t>> starts =
       fromAttrs ? std::optional(ctx.attrInts("starts")) : ctx.constantInts(1, "starts");
