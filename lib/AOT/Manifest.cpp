@@ -103,6 +103,21 @@ std::string kernelArray(const std::vector<KernelInfo> &all) {
   return out + "  ]";
 }
 
+std::string loopArray(const std::vector<LoopInfo> &loops) {
+  std::string out = "[\n";
+  for (size_t i = 0; i < loops.size(); ++i) {
+    const LoopInfo &loop = loops[i];
+    out += fmt::format(
+        "    {{ \"instruction\": {}, \"computation\": {}, \"trip_count\": {}, "
+        "\"block_bytes\": {} }}{}\n",
+        jsonString(loop.instruction), jsonString(loop.computation),
+        loop.tripCount < 0 ? std::string("null")
+                           : std::to_string(loop.tripCount),
+        loop.blockBytes, i + 1 < loops.size() ? "," : "");
+  }
+  return out + "  ]";
+}
+
 } // namespace
 
 std::string generateManifest(const ModelInfo &info) {
@@ -130,6 +145,8 @@ std::string generateManifest(const ModelInfo &info) {
   out += fmt::format("  \"args\": {},\n", tensorArray(info.args, true));
   out += fmt::format("  \"results\": {},\n", tensorArray(info.results, false));
   out += fmt::format("  \"kernels\": {},\n", kernelArray(info.kernels));
+  if (!info.loops.empty()) // additive: models without loops keep their manifest
+    out += fmt::format("  \"loops\": {},\n", loopArray(info.loops));
   out += fmt::format("  \"required_symbols\": {}\n",
                      stringArray(info.requiredSymbols));
   return out + "}\n";

@@ -5,6 +5,7 @@
 #include "Report.h"
 
 #include "kiln/Analysis/BufferAssignment.h"
+#include "kiln/Analysis/TripCount.h"
 #include "kiln/CodeGen/CodeGen.h"
 #include "kiln/Driver/Driver.h"
 #include "kiln/Driver/Optimize.h"
@@ -110,6 +111,26 @@ aot::TensorInfo tensorInfo(std::string name, const ir::Shape &shape) {
 std::vector<analysis::ArgWriteBack>
 writeBacks(const import::ImportedModel &model);
 
+/// Every while of `module` with its trip count and the arena bytes of its
+/// condition's and body's values (the manifest's "loops").
+std::vector<aot::LoopInfo>
+describeLoops(const ir::Module &module,
+              const analysis::BufferAssignment &buffers) {
+  std::vector<aot::LoopInfo> loops;
+  for (const ir::Computation *computation : module.computations())
+    for (const ir::Instruction *instruction : computation->instructions()) {
+      if (instruction->opcode() != ir::Opcode::While)
+        continue;
+      analysis::ValueRef block{
+          instruction, analysis::BufferAssignment::kCalleeBlockIndex};
+      loops.push_back(
+          {instruction->name(), computation->name(),
+           analysis::whileTripCount(*instruction).value_or(-1),
+           buffers.hasSlice(block) ? buffers.slice(block).bytes : 0});
+    }
+  return loops;
+}
+
 /// The machine-code half: generate, optimize, emit. Adds the files to
 /// `files`, fills the weights/symbols fields of `info` and times each step.
 Error generateCode(const import::ImportedModel &model,
@@ -161,6 +182,7 @@ Error generateCode(const import::ImportedModel &model,
                             record.m, record.n, record.k, record.mr, record.nr,
                             record.kc, record.mc, record.packedWeights,
                             record.epilogue, record.tasks});
+  info.loops = describeLoops(module, *buffers);
   info.profile = options.profile;
   for (const codegen::ProfileKernel &kernel : generated->profileKernels)
     info.profileKernels.push_back({kernel.instruction, kernel.opcode,

@@ -42,6 +42,14 @@ struct ProfileKernelInfo {
   int64_t flops = 0, bytesRead = 0, bytesWritten = 0;
 };
 
+/// One while of the compiled module (the manifest's "loops").
+struct LoopInfo {
+  std::string instruction; // the while
+  std::string computation; // where it runs: the entry or a body
+  int64_t tripCount = -1;  // -1: unknown (analysis::whileTripCount)
+  int64_t blockBytes = 0;  // arena bytes its condition and body use
+};
+
 struct ModelInfo {
   std::string name;         // C identifier: NAME_run, NAME_ARENA_SIZE, ...
   std::string cppNamespace; // "a::b" or empty
@@ -62,6 +70,7 @@ struct ModelInfo {
   std::vector<std::string> requiredSymbols;
   std::string tuning; // what the kernels were tuned for (TargetInfo)
   std::vector<KernelInfo> kernels;
+  std::vector<LoopInfo> loops;
   /// Compiled with --profile: the header declares NAME_profile().
   bool profile = false;
   std::vector<ProfileKernelInfo> profileKernels;
