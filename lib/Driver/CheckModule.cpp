@@ -72,7 +72,7 @@ ir::Instruction *perturb(ir::Computation &entry, ir::Instruction *target) {
 }
 
 /// Perturbs the body instruction `name` (of a loop exposed by
-/// exposeLoopValues) where it is computed, so every iteration reads the
+/// exposeNestedValues) where it is computed, so every iteration reads the
 /// perturbed value.
 Error perturbInBody(ir::Module &module, const std::string &name) {
   for (ir::Computation *computation : module.computations())
@@ -129,7 +129,7 @@ Error setProbeRoot(ir::Module &module, const std::vector<std::string> &names,
 /// loop values added), each exposed loop value, and every model result.
 std::vector<Probe>
 listProbes(const ir::Computation &entry, const std::set<std::string> &original,
-           const std::map<std::string, const ExposedLoopValue *> &loopValues,
+           const std::map<std::string, const ExposedValue *> &loopValues,
            const std::set<const ir::Instruction *> &results,
            std::map<const ir::Instruction *, size_t> &index) {
   // The exposed loop values are read by nothing yet (setProbeRoot makes
@@ -150,7 +150,7 @@ listProbes(const ir::Computation &entry, const std::set<std::string> &original,
     index[instruction] = probes.size();
     std::string op = describeOp(*instruction);
     if (loopValue != loopValues.end())
-      op = fmt::format("{} in {} (iteration 1)", loopValue->second->op,
+      op = fmt::format("{} in {}", loopValue->second->op,
                        loopValue->second->where);
     probes.push_back(
         {instruction->name(), op, instruction->shape().toString(), {}});
@@ -178,9 +178,9 @@ Expected<CheckModules> buildCheckModules(const ir::Module &optimized,
   for (const ir::Instruction *instruction : optimized.entry()->instructions())
     original.insert(instruction->name());
   std::unique_ptr<ir::Module> expanded = optimized.clone();
-  std::vector<ExposedLoopValue> exposed = exposeLoopValues(*expanded);
-  std::map<std::string, const ExposedLoopValue *> loopValues;
-  for (const ExposedLoopValue &value : exposed)
+  std::vector<ExposedValue> exposed = exposeNestedValues(*expanded);
+  std::map<std::string, const ExposedValue *> loopValues;
+  for (const ExposedValue &value : exposed)
     loopValues[value.value] = &value;
 
   const ir::Computation &entry = *expanded->entry();

@@ -8,7 +8,8 @@
 // optimized module's kernels, each writing its value to a result buffer
 // instead of an arena slot. The evaluator runs an identical copy, so both
 // sides compute every probe from their own operands. Values inside loop
-// bodies are probed as their first iteration computed them (CheckLoops.cpp).
+// bodies are probed as their first iteration computed them, values inside
+// branches as the branch taken computed them (CheckNested.cpp).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_LIB_DRIVER_CHECKMODULE_H
@@ -50,19 +51,22 @@ struct CheckModules {
 Expected<CheckModules> buildCheckModules(const ir::Module &optimized,
                                          const std::string &injectError);
 
-/// A value of a loop body, compared as the entry value `value` that holds
-/// what it computed on the loop's first iteration (CheckLoops.cpp).
-struct ExposedLoopValue {
+/// A value of a loop body or branch, compared as the entry value `value`
+/// that holds what it computed on the loop's first iteration, or in the
+/// branch taken (zeros otherwise; CheckNested.cpp).
+struct ExposedValue {
   std::string value;     ///< the get-tuple-element in the entry
   std::string bodyValue; ///< the instruction in the body
-  std::string where;     ///< "while loop", "while outer > while inner"
+  /// "while loop (iteration 1)", "conditional c, true branch"; nested
+  /// ones joined by " > "
+  std::string where;
   std::string op;        ///< the body instruction's opcode
   std::vector<std::string> operands; ///< exposed values it reads
 };
 
-/// Widens every while of `module` (nested ones too) so that its body's
-/// first-iteration values are read after it as entry values.
-std::vector<ExposedLoopValue> exposeLoopValues(ir::Module &module);
+/// Widens every while and conditional of `module` (nested ones too) so
+/// that their callees' values are read after them as entry values.
+std::vector<ExposedValue> exposeNestedValues(ir::Module &module);
 
 /// `module` with every f32 value (shapes, constants, inside fusions too)
 /// made f64, for evaluating the same graph in double precision, except

@@ -1,20 +1,30 @@
-//===- CheckLoops.cpp - Loop body values as entry values for kiln check ---===//
+//===- CheckNested.cpp - Loop body and branch values for kiln check -------===//
 //
-// A loop body runs many times, so its values are not results of the model
-// and `kiln check` could not compare them. To compare them, each while gets
-// extra state: a pred[] "first iteration" flag and one slot per body value,
-// which the body fills on its first iteration only (select(first, value,
-// slot)). After the loop, get-tuple-elements read the slots as ordinary
-// entry values, which buildCheckModules then probes like any other.
+// A loop body runs many times and a branch maybe not at all, so their
+// values are not results of the model and `kiln check` could not compare
+// them. To compare them, kiln check widens the copies it compiles and
+// evaluates:
 //
-// Why the first iteration: it starts from the loop's init, and whenever
-// the init agrees, both sides start it from the same state, so a
+// - each while gets extra state: a pred[] "first iteration" flag and one
+//   slot per body value, which the body fills on its first iteration only
+//   (select(first, value, slot));
+// - each conditional's result gets one element per value of every branch;
+//   the branch taken fills its own, every branch fills the others' with
+//   zeros.
+//
+// After the while or conditional, get-tuple-elements read the new elements
+// as ordinary entry values, which buildCheckModules then probes like any
+// other.
+//
+// Why a loop's first iteration: it starts from the loop's init, and
+// whenever the init agrees, both sides start it from the same state, so a
 // divergence inside a body shows at the instruction where it starts. A
 // later iteration would start from state that already diverged. (A loop
 // that agrees on its first iteration and diverges later shows at the
-// while's results.) A loop that runs no iteration leaves zeros on both
-// sides. Nested loops expose their values to the enclosing body first, so
-// they reach the entry through every level.
+// while's results.) A loop that runs no iteration, like a branch not taken,
+// leaves zeros on both sides. Nested loops and branches expose their values
+// to the enclosing computation first, so they reach the entry through
+// every level.
 //
 //===----------------------------------------------------------------------===//
 #include "CheckModule.h"
@@ -153,7 +163,7 @@ Exposure widenBody(ir::Computation &body, const ir::Shape &oldState,
 }
 
 void exposeIn(ir::Computation &computation,
-              std::vector<ExposedLoopValue> &exposed);
+              std::vector<ExposedValue> &exposed);
 
 /// `computation`'s instructions in post order, each of `reads` (read by
 /// nothing yet) right after the loop it reads, so a nested loop's values
@@ -170,30 +180,74 @@ std::vector<Instruction *> inOrder(const ir::Computation &computation,
   return order;
 }
 
-/// Widens one while of `computation` and reads its body's first-iteration
-/// values after it.
-void exposeLoop(ir::Computation &computation, Instruction *loop,
-                std::vector<ExposedLoopValue> &exposed) {
-  ir::Computation &condition = *loop->calledComputations()[0];
-  ir::Computation &body = *loop->calledComputations()[1];
-  // The body's own values, and (nested loops first) the values of loops
-  // inside it; not the instructions exposing those add.
+/// The values of `callee` to compare: its own array values and (nested
+/// loops and branches exposed first, into `inner`) those read out of the
+/// loops and conditionals inside it; not the instructions exposing adds.
+std::vector<Instruction *>
+comparedValues(ir::Computation &callee,
+               std::vector<ExposedValue> &inner) {
   std::set<std::string> own;
-  for (Instruction *instruction : body.instructions())
+  for (Instruction *instruction : callee.instructions())
     if (isCompared(*instruction))
       own.insert(instruction->name());
-  std::vector<ExposedLoopValue> inner;
-  exposeIn(body, inner);
+  exposeIn(callee, inner);
   std::set<std::string> innerReads;
-  for (const ExposedLoopValue &value : inner)
+  for (const ExposedValue &value : inner)
     innerReads.insert(value.value);
   std::vector<Instruction *> compared;
-  for (Instruction *instruction : inOrder(body, innerReads))
+  for (Instruction *instruction : inOrder(callee, innerReads))
     if (isCompared(*instruction) && (own.count(instruction->name()) ||
                                      innerReads.count(instruction->name())))
       compared.push_back(instruction);
+  return compared;
+}
+
+/// Reads `values` (a callee's, widened into `caller`'s result from element
+/// `first` on) after `caller`, and records each as an exposed value named
+/// CALLER.VALUE (`callerName`: the name before widening).
+void readExposed(ir::Computation &computation, Instruction *caller,
+                 const std::string &callerName,
+                 const std::vector<Instruction *> &values, size_t first,
+                 const std::string &where,
+                 const std::vector<ExposedValue> &inner,
+                 std::vector<ExposedValue> &exposed) {
+  std::map<const Instruction *, std::string> readOf;
+  for (size_t k = 0; k < values.size(); ++k) {
+    const Instruction *value = values[k];
+    Instruction *read = element(computation, caller, int64_t(first + k));
+    auto nested = std::find_if(inner.begin(), inner.end(),
+                               [&](const ExposedValue &e) {
+                                 return e.value == value->name();
+                               });
+    ExposedValue entry{read->name(), value->name(), where,
+                           std::string(ir::opcodeName(value->opcode())), {}};
+    if (nested != inner.end()) { // a value of a loop or branch inside
+      entry.bodyValue = nested->bodyValue;
+      entry.where = where + " > " + nested->where;
+      entry.op = nested->op;
+    }
+    read->setName(computation.parent()->uniqueName(
+        fmt::format("{}.{}", callerName, entry.bodyValue)));
+    entry.value = read->name();
+    readOf[value] = entry.value;
+    for (const Instruction *operand : value->operands())
+      if (readOf.count(operand))
+        entry.operands.push_back(readOf.at(operand));
+    exposed.push_back(std::move(entry));
+  }
+}
+
+/// Widens one while of `computation` and reads its body's first-iteration
+/// values after it.
+void exposeLoop(ir::Computation &computation, Instruction *loop,
+                std::vector<ExposedValue> &exposed) {
+  ir::Computation &condition = *loop->calledComputations()[0];
+  ir::Computation &body = *loop->calledComputations()[1];
+  std::vector<ExposedValue> inner;
+  std::vector<Instruction *> compared = comparedValues(body, inner);
   ir::Shape oldState = loop->shape();
-  std::string where = fmt::format("while {}", loop->name()); // before widen
+  std::string name = loop->name(); // before widen may rename it
+  std::string where = fmt::format("while {} (iteration 1)", name);
   Exposure exposure = widenBody(body, oldState, std::move(compared));
   if (exposure.bodyValues.empty())
     return;
@@ -208,47 +262,76 @@ void exposeLoop(ir::Computation &computation, Instruction *loop,
   loop->setOperand(
       0, computation.add(ir::Opcode::Tuple, exposure.wideState, init));
   widen(computation, loop, oldState, exposure.wideState);
+  readExposed(computation, loop, name, exposure.bodyValues,
+              exposure.oldCount + 1, where, inner, exposed);
+  computation.sortTopologically();
+}
 
-  std::map<const Instruction *, std::string> readOf;
-  for (size_t k = 0; k < exposure.bodyValues.size(); ++k) {
-    const Instruction *value = exposure.bodyValues[k];
-    Instruction *read =
-        element(computation, loop, int64_t(exposure.oldCount + 1 + k));
-    auto nested = std::find_if(inner.begin(), inner.end(),
-                               [&](const ExposedLoopValue &e) {
-                                 return e.value == value->name();
-                               });
-    ExposedLoopValue entry{read->name(), value->name(), where,
-                           std::string(ir::opcodeName(value->opcode())), {}};
-    if (nested != inner.end()) { // a value of a loop inside this body
-      entry.bodyValue = nested->bodyValue;
-      entry.where = where + " > " + nested->where;
-      entry.op = nested->op;
-    }
-    read->setName(computation.parent()->uniqueName(
-        fmt::format("{}.{}", loop->name(), entry.bodyValue)));
-    entry.value = read->name();
-    readOf[value] = entry.value;
-    for (const Instruction *operand : value->operands())
-      if (readOf.count(operand))
-        entry.operands.push_back(readOf.at(operand));
-    exposed.push_back(std::move(entry));
+/// "true branch", "false branch" or "branch K" of a conditional.
+std::string branchName(const Instruction &conditional, size_t k) {
+  if (conditional.operand(0)->shape().dtype() == ir::DType::Pred)
+    return k == 0 ? "true branch" : "false branch";
+  return fmt::format("branch {}", k);
+}
+
+/// Widens one conditional of `computation`: its result gains one element
+/// per value of every branch, each branch filling its own and zeros for
+/// the others', so the branch not taken reads zeros on both sides.
+void exposeConditional(ir::Computation &computation, Instruction *conditional,
+                       std::vector<ExposedValue> &exposed) {
+  const std::vector<ir::Computation *> &branches =
+      conditional->calledComputations();
+  std::vector<std::vector<Instruction *>> values(branches.size());
+  std::vector<std::vector<ExposedValue>> inner(branches.size());
+  for (size_t k = 0; k < branches.size(); ++k)
+    values[k] = comparedValues(*branches[k], inner[k]);
+  ir::Shape old = conditional->shape();
+  std::vector<ir::Shape> shapes =
+      old.isTuple() ? old.tupleElements() : std::vector<ir::Shape>{old};
+  size_t oldCount = shapes.size();
+  for (const auto &branchValues : values)
+    for (Instruction *value : branchValues)
+      shapes.push_back(value->shape());
+  if (shapes.size() == oldCount)
+    return;
+  ir::Shape wide = ir::Shape::tuple(shapes);
+  std::string name = conditional->name(); // before widen may rename it
+  for (size_t k = 0; k < branches.size(); ++k) {
+    ir::Computation &branch = *branches[k];
+    std::vector<Instruction *> root = stateElements(branch, branch.root());
+    for (size_t j = 0; j < branches.size(); ++j)
+      for (Instruction *value : values[j])
+        root.push_back(j == k ? value : filled(branch, value->shape(), 0));
+    branch.setRoot(branch.add(ir::Opcode::Tuple, wide, root));
+    branch.sortTopologically();
+  }
+  widen(computation, conditional, old, wide);
+  size_t first = oldCount;
+  for (size_t k = 0; k < branches.size(); ++k) {
+    readExposed(computation, conditional, name, values[k], first,
+                fmt::format("conditional {}, {}", name,
+                            branchName(*conditional, k)),
+                inner[k], exposed);
+    first += values[k].size();
   }
   computation.sortTopologically();
 }
 
 void exposeIn(ir::Computation &computation,
-              std::vector<ExposedLoopValue> &exposed) {
+              std::vector<ExposedValue> &exposed) {
   // A snapshot: exposing a loop adds instructions.
-  for (Instruction *instruction : computation.instructions())
+  for (Instruction *instruction : computation.instructions()) {
     if (instruction->opcode() == ir::Opcode::While)
       exposeLoop(computation, instruction, exposed);
+    else if (instruction->opcode() == ir::Opcode::Conditional)
+      exposeConditional(computation, instruction, exposed);
+  }
 }
 
 } // namespace
 
-std::vector<ExposedLoopValue> exposeLoopValues(ir::Module &module) {
-  std::vector<ExposedLoopValue> exposed;
+std::vector<ExposedValue> exposeNestedValues(ir::Module &module) {
+  std::vector<ExposedValue> exposed;
   exposeIn(*module.entry(), exposed);
   return exposed;
 }
