@@ -13,13 +13,14 @@
 
 namespace kiln::driver {
 
-namespace {
-
 bool isProbed(const ir::Instruction &instruction) {
   ir::Opcode opcode = instruction.opcode();
   return !instruction.shape().isTuple() && opcode != ir::Opcode::Parameter &&
          opcode != ir::Opcode::Constant;
 }
+
+namespace {
+
 
 std::string describeOp(const ir::Instruction &instruction) {
   std::string op(ir::opcodeName(instruction.opcode()));

@@ -51,6 +51,10 @@ struct CheckModules {
 Expected<CheckModules> buildCheckModules(const ir::Module &optimized,
                                          const std::string &injectError);
 
+/// Whether kiln check compares `instruction`'s value: every array value
+/// but parameters and constants.
+bool isProbed(const ir::Instruction &instruction);
+
 /// A value of a loop body or branch, compared as the entry value `value`
 /// that holds what it computed on the loop's first iteration, or in the
 /// branch taken (zeros otherwise; CheckNested.cpp).

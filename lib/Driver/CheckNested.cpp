@@ -44,12 +44,6 @@ namespace {
 
 using ir::Instruction;
 
-bool isCompared(const Instruction &instruction) {
-  ir::Opcode opcode = instruction.opcode();
-  return !instruction.shape().isTuple() && opcode != ir::Opcode::Parameter &&
-         opcode != ir::Opcode::Constant;
-}
-
 /// A scalar constant of `dtype` broadcast to `shape`.
 Instruction *filled(ir::Computation &computation, const ir::Shape &shape,
                     double value) {
@@ -188,7 +182,7 @@ comparedValues(ir::Computation &callee,
                std::vector<ExposedValue> &inner) {
   std::set<std::string> own;
   for (Instruction *instruction : callee.instructions())
-    if (isCompared(*instruction))
+    if (isProbed(*instruction))
       own.insert(instruction->name());
   exposeIn(callee, inner);
   std::set<std::string> innerReads;
@@ -196,7 +190,7 @@ comparedValues(ir::Computation &callee,
     innerReads.insert(value.value);
   std::vector<Instruction *> compared;
   for (Instruction *instruction : inOrder(callee, innerReads))
-    if (isCompared(*instruction) && (own.count(instruction->name()) ||
+    if (isProbed(*instruction) && (own.count(instruction->name()) ||
                                      innerReads.count(instruction->name())))
       compared.push_back(instruction);
   return compared;
