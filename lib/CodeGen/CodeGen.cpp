@@ -10,9 +10,11 @@
 // argument buffers (last, so no instruction reads a half-updated
 // variable). NAME_run_parallel calls them in schedule order and returns 0;
 // `int NAME_run(args, results, arena)` forwards to it with a null pool
-// (Parallel.h), which runs every kernel's tasks serially. With
-// options.profile, Profile.h then wraps each of those calls with clock reads
-// and counters (kiln compile --profile).
+// (Parallel.h), which runs every kernel's tasks serially. The computations
+// a while or conditional runs get functions of their own the same way, and
+// the while's or conditional's function calls them (ControlFlow.cpp). With
+// options.profile, Profile.h then wraps each of those calls, nested ones
+// included, with clock reads and counters (kiln compile --profile).
 //
 // Why functions: LLVM's optimizer and code generator have passes that grow
 // faster than linearly with a function's size, and one function for a
