@@ -57,6 +57,10 @@ int64_t instructionFlops(const Instruction &instruction) {
         kernel.dim(size_t(conv.kernelInputFeature)));
   }
   case Opcode::Reduce:
+    if (const ir::Computation *callee = instruction.calledComputation())
+      return saturatingMul(instruction.operand(0)->shape().numElements(),
+                           computationFlops(*callee));
+    [[fallthrough]];
   case Opcode::ArgMax:
   case Opcode::ArgMin:
     return instruction.operand(0)->shape().numElements();

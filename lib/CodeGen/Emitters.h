@@ -22,6 +22,10 @@ namespace kiln::codegen {
 /// over the output calling generateElement, vectorized when it can be.
 Error emitElemental(EmitterContext &ctx, const ir::Instruction &instruction);
 
+/// reduce with a to_apply computation (AppliedReduceEmitter.cpp); emitReduce
+/// hands it every reduce that calls one.
+Error emitAppliedReduce(EmitterContext &ctx, const ir::Instruction &reduce);
+
 /// Copies `source` into `target` (same dtype and element count) with a
 /// generated loop.
 Error copyValue(EmitterContext &ctx, const BufferRef &target,

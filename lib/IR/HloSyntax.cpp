@@ -33,7 +33,10 @@ constexpr Presence kDef = Presence::Defaulted;
 // One row per opcode family; the order inside a row is the printing order.
 constexpr AttrSpec kIota[] = {{IotaDimension, kReq}};
 constexpr AttrSpec kDims[] = {{Dimensions, kReq}};
-constexpr AttrSpec kReduce[] = {{Dimensions, kReq}, {Reducer, kReq}};
+// Either reducer or to_apply (the parser requires exactly one; the printer
+// writes the one the instruction has).
+constexpr AttrSpec kReduce[] = {
+    {Dimensions, kReq}, {Reducer, kOpt}, {ToApply, kOpt}};
 constexpr AttrSpec kSort[] = {{Dimensions, kReq}, {Descending, kDef}};
 constexpr AttrSpec kSlice[] = {{Slice, kReq}};
 constexpr AttrSpec kDynamicSlice[] = {{DynamicSliceSizes, kReq}};

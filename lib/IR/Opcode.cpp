@@ -130,6 +130,7 @@ int calleeCount(Opcode opcode) {
   case Opcode::While:
     return 2;
   case Opcode::Conditional:
+  case Opcode::Reduce: // to_apply, or none with a reducer kind
     return -1;
   default:
     return 0;
@@ -140,6 +141,8 @@ bool callsSequentially(Opcode opcode) {
   return opcode == Opcode::While || opcode == Opcode::Conditional ||
          opcode == Opcode::Call;
 }
+
+bool appliesPerElement(Opcode opcode) { return opcode == Opcode::Reduce; }
 
 bool isInClasses(DType dtype, DTypeClasses classes) {
   return (classBit(dtype) & unsigned(classes)) != 0;

@@ -294,6 +294,8 @@ std::pair<int, int> operandCountBounds(Opcode opcode) {
   case Opcode::Sort:
   case Opcode::Conditional: // the branch selector, then branch operands
     return {1, -1};
+  case Opcode::Reduce: // N inputs, then N init values
+    return {2, -1};
   default: // tuple, fusion, call
     return {0, -1};
   }
