@@ -73,6 +73,9 @@ int64_t instructionFlops(const Instruction &instruction) {
   case Opcode::Fusion:
   case Opcode::Call:
     return computationFlops(*instruction.calledComputation());
+  case Opcode::Map: // the callee once per element
+    return saturatingMul(shape.numElements(),
+                         computationFlops(*instruction.calledComputation()));
   case Opcode::While: {
     // A loop of unknown count is counted as one iteration.
     int64_t trips = whileTripCount(instruction).value_or(1);

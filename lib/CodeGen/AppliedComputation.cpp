@@ -82,4 +82,23 @@ emitAppliedComputation(EmitterContext &ctx, const ir::Computation &callee,
   return results;
 }
 
+Expected<llvm::Value *> generateMap(EmitterContext &ctx,
+                                    const ir::Instruction &map,
+                                    const ElementIndex &index) {
+  if (index.lanes != 1) // rowVectorizable and isLinear never ask for more
+    return EmitterContext::unsupported(map, "vectorized map");
+  std::vector<llvm::Value *> args;
+  for (const ir::Instruction *operand : map.operands()) {
+    Expected<llvm::Value *> element = ctx.elementOf(*operand, index);
+    if (!element)
+      return element.takeError();
+    args.push_back(*element);
+  }
+  Expected<std::vector<llvm::Value *>> results =
+      emitAppliedComputation(ctx, *map.calledComputation(), args);
+  if (!results)
+    return results.takeError();
+  return results->front();
+}
+
 } // namespace kiln::codegen

@@ -87,6 +87,11 @@ generateBitcastConvert(EmitterContext &ctx, const ir::Instruction &instruction,
 llvm::Value *emitReducePrecision(EmitterContext &ctx, ir::DType dtype,
                                  int64_t exponentBits, int64_t mantissaBits,
                                  llvm::Value *x);
+/// generateElement for `map` (AppliedComputation.cpp): the to_apply
+/// computation inlined on the operands' elements; one lane.
+Expected<llvm::Value *> generateMap(EmitterContext &ctx,
+                                    const ir::Instruction &instruction,
+                                    const ElementIndex &index);
 /// Whether a gather's row runs read operand rows: its output's innermost
 /// dimension is an offset dimension over the operand's innermost one.
 bool gatherKeepsRows(const ir::Instruction &instruction);

@@ -183,7 +183,8 @@ Expected<Value> evalOne(const Instruction &inst,
   }
   if (inst.opcode() == Opcode::Constant)
     return Value::ofArray(inst.literal());
-  if (ir::opcodeKind(inst.opcode()) == OpcodeKind::Structural)
+  if (ir::opcodeKind(inst.opcode()) == OpcodeKind::Structural &&
+      inst.opcode() != Opcode::Map)
     return evalStructural(inst, operands);
   Operands arrays;
   for (const Value *operand : operands) {
@@ -195,6 +196,12 @@ Expected<Value> evalOne(const Instruction &inst,
     return evalOrderingValue(inst, arrays);
   if (inst.opcode() == Opcode::Reduce && !inst.calledComputations().empty())
     return evalAppliedReduceValue(inst, arrays);
+  if (inst.opcode() == Opcode::Map) {
+    Expected<Literal> mapped = evalMap(inst, arrays);
+    if (!mapped)
+      return mapped.takeError();
+    return Value::ofArray(std::move(*mapped));
+  }
   Expected<Literal> result = evaluateInstruction(inst, arrays);
   if (!result)
     return result.takeError();

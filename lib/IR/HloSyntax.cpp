@@ -61,6 +61,7 @@ constexpr AttrSpec kFusion[] = {{Kind, kReq}, {Calls, kReq}};
 constexpr AttrSpec kTopK[] = {{K, kReq}, {Largest, kDef}};
 constexpr AttrSpec kWhile[] = {{Condition, kReq}, {Body, kReq}};
 constexpr AttrSpec kCall[] = {{ToApply, kReq}};
+constexpr AttrSpec kMap[] = {{Dimensions, kReq}, {ToApply, kReq}};
 // A pred[] selector takes the true/false pair, an s32[] index the list;
 // the printer writes the form that matches the selector, the parser
 // accepts exactly one.
@@ -123,6 +124,8 @@ std::span<const AttrSpec> opcodeAttributes(Opcode opcode) {
     return kWhile;
   case Opcode::Call:
     return kCall;
+  case Opcode::Map:
+    return kMap;
   case Opcode::Conditional:
     return kConditional;
   case Opcode::ReducePrecision:

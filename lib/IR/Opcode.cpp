@@ -126,6 +126,7 @@ int calleeCount(Opcode opcode) {
   switch (opcode) {
   case Opcode::Fusion:
   case Opcode::Call:
+  case Opcode::Map:
     return 1;
   case Opcode::While:
     return 2;
@@ -142,7 +143,9 @@ bool callsSequentially(Opcode opcode) {
          opcode == Opcode::Call;
 }
 
-bool appliesPerElement(Opcode opcode) { return opcode == Opcode::Reduce; }
+bool appliesPerElement(Opcode opcode) {
+  return opcode == Opcode::Reduce || opcode == Opcode::Map;
+}
 
 bool isInClasses(DType dtype, DTypeClasses classes) {
   return (classBit(dtype) & unsigned(classes)) != 0;

@@ -1,8 +1,9 @@
 //===- ShapeInferenceApplied.cpp - Shape rules of per-element callees -----===//
 //
-// reduce with to_apply applies a computation of scalars to elements (XLA's
-// variadic reduce: N inputs, N init values, a computation of 2N scalar
-// parameters returning N scalars). The emitter inlines the callee's scalar
+// reduce with to_apply and map apply a computation of scalars to elements
+// (XLA's variadic reduce: N inputs, N init values, a computation of 2N
+// scalar parameters returning N scalars; map: one scalar per operand, one
+// scalar back). The emitter inlines the callee's scalar
 // instructions into the caller's loop, so the callee must hold only
 // parameters, scalar constants and elementwise operations, with a tuple
 // allowed as root; everything is checked here so the evaluator and the
@@ -144,6 +145,43 @@ Expected<Shape> inferAppliedReduce(const InferenceInput &in) {
   for (size_t i = 0; i < n; ++i)
     results.push_back(Shape(in.operands[i].dtype(), kept));
   return n == 1 ? results[0] : Shape::tuple(std::move(results));
+}
+
+Expected<Shape> inferMap(const InferenceInput &in) {
+  const Shape &first = in.operands[0];
+  std::vector<Shape> params;
+  for (size_t i = 0; i < in.operands.size(); ++i) {
+    if (Error e = requireArray(in, i))
+      return e;
+    if (in.operands[i].dims() != first.dims())
+      return makeError("operand {} has dimensions {} but operand 0 has {} "
+                       "(the operands of a map must have equal dimensions)",
+                       i, formatDims(in.operands[i].dims()),
+                       formatDims(first.dims()));
+    params.push_back(Shape::scalar(in.operands[i].dtype()));
+  }
+  // XLA's dimensions list every dimension in order: map is elementwise.
+  const std::vector<int64_t> &dims = in.attrs.dimensions;
+  for (size_t i = 0; i < dims.size() || i < size_t(first.rank()); ++i)
+    if (dims.size() != size_t(first.rank()) || dims[i] != int64_t(i))
+      return makeError("map dimensions {} must list every dimension of the "
+                       "operands in order (rank {})",
+                       formatDims(dims), first.rank());
+  Expected<const Computation *> callee = requireOneCallee(in);
+  if (!callee)
+    return callee.takeError();
+  if (Error e = requireScalarComputation(**callee))
+    return e;
+  const Shape &root = (*callee)->root()->shape();
+  if (root.isTuple())
+    return makeError("to_apply computation '{}' returns {} but map needs one "
+                     "scalar",
+                     (*callee)->name(), root.toString());
+  std::string why = fmt::format("a map of {} operand{}", params.size(),
+                                params.size() == 1 ? "" : "s");
+  if (Error e = requireSignature(**callee, params, root, why))
+    return e;
+  return Shape(root.dtype(), first.dims());
 }
 
 } // namespace kiln::ir::detail

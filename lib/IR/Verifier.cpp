@@ -88,8 +88,8 @@ Error checkCallees(const Computation &computation,
   if (calleeCount(instruction.opcode()) == 0)
     return callees.empty()
                ? Error::success()
-               : makeError("{}only fusion, while, conditional, call and "
-                           "reduce may call a computation",
+               : makeError("{}only fusion, while, conditional, call, "
+                           "reduce and map may call a computation",
                            where(computation, instruction));
   const Module *module = computation.parent();
   std::vector<Computation *> all;

@@ -1,5 +1,5 @@
 """NumPy cases for instructions applying a scalar to_apply computation:
-reduce with N inputs (arg-max/arg-min as (value, index) pairs, several
+map (elementwise), reduce with N inputs (arg-max/arg-min as (value, index) pairs, several
 reductions in one pass) and a single input combined by a computation that
 is no reducer kind. Expected values are NumPy's argmax/argmin/sum/min/max
 over the same inputs."""
@@ -98,10 +98,42 @@ def sum_of_squares_case(rng):
     return case
 
 
+def map_case(rng):
+    """map of two operands of different dtypes through a computation with a
+    constant, a convert and a select (x > 0 ? x * 2 : y as f32)."""
+    case = Case("map two operands", ["map"])
+    callee = computation(case, "mapfn", [
+        "{p}a = f32[] parameter(0)", "{p}b = s32[] parameter(1)",
+        "{p}zero = f32[] constant(0)", "{p}two = f32[] constant(2)",
+        "{p}pos = pred[] compare({p}a, {p}zero), direction=GT",
+        "{p}twice = f32[] multiply({p}a, {p}two)",
+        "{p}bf = f32[] convert({p}b)",
+        "ROOT {p}r = f32[] select({p}pos, {p}twice, {p}bf)"])
+    x = floats(rng, (3, 5), "f32")
+    y = ints(rng, (3, 5), "s32", -100, 100)
+    r = case.op("f32[3,5]", "map", [case.param(x), case.param(y)],
+                f"dimensions={braces([0, 1])}, to_apply={callee}")
+    case.expect(r, np.where(x > 0, x * np.float32(2), y.astype(np.float32)))
+    return case
+
+
+def map_scalar_case(rng):
+    """map over a scalar returning another dtype (pred)."""
+    case = Case("map scalar to pred", ["map"])
+    callee = computation(case, "isneg", [
+        "{p}a = f64[] parameter(0)", "{p}zero = f64[] constant(0)",
+        "ROOT {p}r = pred[] compare({p}a, {p}zero), direction=LT"])
+    x = floats(rng, (), "f64")
+    r = case.op("pred[]", "map", [case.param(x)], f"dimensions={{}}, to_apply={callee}")
+    case.expect(r, np.asarray(x < 0))
+    return case
+
+
 def cases(rng):
     ties = rng.integers(-3, 4, (5, 7)).astype(np.float32)  # many ties
     return [arg_best_case(floats(rng, (4, 9), "f32"), 1, True),
             arg_best_case(ties, 0, True),
             arg_best_case(ties, 1, False),
             arg_best_case(ints(rng, (6, 5), "s32"), 0, False),
-            three_way_case(rng), sum_of_squares_case(rng)]
+            three_way_case(rng), sum_of_squares_case(rng),
+            map_case(rng), map_scalar_case(rng)]

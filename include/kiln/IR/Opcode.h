@@ -118,7 +118,7 @@ int calleeCount(Opcode opcode);
 bool callsSequentially(Opcode opcode);
 
 /// Whether `opcode` applies its callee (a computation of scalars) to
-/// elements: reduce with to_apply. The caller's emitter inlines the callee's
+/// elements: reduce with to_apply, map. The caller's emitter inlines the callee's
 /// scalar instructions per element; it gets no buffers or kernels of its own.
 bool appliesPerElement(Opcode opcode);
 
