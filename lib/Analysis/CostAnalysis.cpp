@@ -57,6 +57,10 @@ int64_t instructionFlops(const Instruction &instruction) {
         kernel.dim(size_t(conv.kernelInputFeature)));
   }
   case Opcode::Reduce:
+    if (const ir::Computation *callee = instruction.calledComputation())
+      return saturatingMul(instruction.operand(0)->shape().numElements(),
+                           computationFlops(*callee));
+    [[fallthrough]];
   case Opcode::ArgMax:
   case Opcode::ArgMin:
     return instruction.operand(0)->shape().numElements();
@@ -69,6 +73,9 @@ int64_t instructionFlops(const Instruction &instruction) {
   case Opcode::Fusion:
   case Opcode::Call:
     return computationFlops(*instruction.calledComputation());
+  case Opcode::Map: // the callee once per element
+    return saturatingMul(shape.numElements(),
+                         computationFlops(*instruction.calledComputation()));
   case Opcode::While: {
     // A loop of unknown count is counted as one iteration.
     int64_t trips = whileTripCount(instruction).value_or(1);

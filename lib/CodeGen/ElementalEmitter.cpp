@@ -280,6 +280,8 @@ Expected<Value *> generateElement(EmitterContext &ctx, const Instruction &inst,
     return generateReverse(ctx, inst, index);
   case Opcode::Gather:
     return generateGather(ctx, inst, index);
+  case Opcode::Map:
+    return generateMap(ctx, inst, index);
   case Opcode::GetTupleElement:
   case Opcode::Constant:
   case Opcode::Parameter:

@@ -269,6 +269,11 @@ public:
     overrides_[&value] = replacement;
     generated_.clear();
   }
+  /// Drops the override of `value` (an applied computation's instruction).
+  void clearOverride(const ir::Instruction &value) {
+    overrides_.erase(&value);
+    generated_.clear();
+  }
   void clearOverrides() {
     overrides_.clear();
     generated_.clear();

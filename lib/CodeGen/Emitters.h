@@ -22,6 +22,10 @@ namespace kiln::codegen {
 /// over the output calling generateElement, vectorized when it can be.
 Error emitElemental(EmitterContext &ctx, const ir::Instruction &instruction);
 
+/// reduce with a to_apply computation (AppliedReduceEmitter.cpp); emitReduce
+/// hands it every reduce that calls one.
+Error emitAppliedReduce(EmitterContext &ctx, const ir::Instruction &reduce);
+
 /// Copies `source` into `target` (same dtype and element count) with a
 /// generated loop.
 Error copyValue(EmitterContext &ctx, const BufferRef &target,
@@ -96,6 +100,11 @@ generateBitcastConvert(EmitterContext &ctx, const ir::Instruction &instruction,
 llvm::Value *emitReducePrecision(EmitterContext &ctx, ir::DType dtype,
                                  int64_t exponentBits, int64_t mantissaBits,
                                  llvm::Value *x);
+/// generateElement for `map` (AppliedComputation.cpp): the to_apply
+/// computation inlined on the operands' elements; one lane.
+Expected<llvm::Value *> generateMap(EmitterContext &ctx,
+                                    const ir::Instruction &instruction,
+                                    const ElementIndex &index);
 /// Whether a gather's row runs read operand rows: its output's innermost
 /// dimension is an offset dimension over the operand's innermost one.
 bool gatherKeepsRows(const ir::Instruction &instruction);

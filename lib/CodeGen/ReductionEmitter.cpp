@@ -184,6 +184,8 @@ Error emitRowReduceRows(EmitterContext &ctx, const Instruction &instruction,
 } // namespace
 
 Error emitReduce(EmitterContext &ctx, const Instruction &instruction) {
+  if (instruction.calledComputation())
+    return emitAppliedReduce(ctx, instruction);
   const ir::Shape &in = instruction.operand(0)->shape();
   const ir::Shape &out = instruction.shape();
   std::vector<int64_t> reduced = instruction.attrs().dimensions;

@@ -204,6 +204,12 @@ Expected<Literal> evalRng(const Instruction &instruction,
 Error runReducePrecision(const Instruction &instruction,
                          const Operands &operands, Literal &out);
 /// sort and top-k: one literal per result (top-k gives values, indices).
+/// map: the to_apply computation per element (EvalMap.cpp).
+Expected<Literal> evalMap(const Instruction &instruction,
+                          const Operands &operands);
+/// reduce with to_apply: one literal per input (EvalAppliedReduce.cpp).
+Expected<std::vector<Literal>> evalAppliedReduce(const Instruction &instruction,
+                                                 const Operands &operands);
 Expected<std::vector<Literal>> evalOrdering(const Instruction &instruction,
                                             const Operands &operands);
 

@@ -221,6 +221,9 @@ Expected<Literal> evalReduction(const Instruction &inst, const Operands &ops) {
     return instructionError(inst, "result must be an array");
   switch (inst.opcode()) {
   case Opcode::Reduce:
+    if (!inst.calledComputations().empty() || ops.size() != 2)
+      return instructionError(inst, "a reduce with to_apply is evaluated "
+                                    "with its computation, not alone");
     if (Error e = checkInit(inst, ops))
       return e;
     return evalReduce(inst, ops);

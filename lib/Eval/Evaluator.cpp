@@ -71,6 +71,20 @@ Expected<Value> evalOrderingValue(const Instruction &inst,
   return Value::ofTuple(std::move(elements));
 }
 
+/// reduce with to_apply: a tuple of the N results, or the one array.
+Expected<Value> evalAppliedReduceValue(const Instruction &inst,
+                                       const Operands &operands) {
+  Expected<std::vector<Literal>> results = evalAppliedReduce(inst, operands);
+  if (!results)
+    return results.takeError();
+  if (!inst.shape().isTuple() && results->size() == 1)
+    return Value::ofArray(std::move(results->front()));
+  std::vector<Value> elements;
+  for (Literal &literal : *results)
+    elements.push_back(Value::ofArray(std::move(literal)));
+  return Value::ofTuple(std::move(elements));
+}
+
 /// A loop whose condition stays true this long is taken for a hang: the
 /// evaluator is the oracle of tests and of constant folding, and must
 /// return.
@@ -169,7 +183,8 @@ Expected<Value> evalOne(const Instruction &inst,
   }
   if (inst.opcode() == Opcode::Constant)
     return Value::ofArray(inst.literal());
-  if (ir::opcodeKind(inst.opcode()) == OpcodeKind::Structural)
+  if (ir::opcodeKind(inst.opcode()) == OpcodeKind::Structural &&
+      inst.opcode() != Opcode::Map)
     return evalStructural(inst, operands);
   Operands arrays;
   for (const Value *operand : operands) {
@@ -179,6 +194,14 @@ Expected<Value> evalOne(const Instruction &inst,
   }
   if (inst.opcode() == Opcode::Sort || inst.opcode() == Opcode::TopK)
     return evalOrderingValue(inst, arrays);
+  if (inst.opcode() == Opcode::Reduce && !inst.calledComputations().empty())
+    return evalAppliedReduceValue(inst, arrays);
+  if (inst.opcode() == Opcode::Map) {
+    Expected<Literal> mapped = evalMap(inst, arrays);
+    if (!mapped)
+      return mapped.takeError();
+    return Value::ofArray(std::move(*mapped));
+  }
   Expected<Literal> result = evaluateInstruction(inst, arrays);
   if (!result)
     return result.takeError();

@@ -94,6 +94,12 @@ Error checkDepths(const std::vector<const Computation *> &order) {
   return Error::success();
 }
 
+CallContext contextOf(Opcode opcode) {
+  if (callsSequentially(opcode))
+    return CallContext::Sequential;
+  return appliesPerElement(opcode) ? CallContext::Embedded : CallContext::Fused;
+}
+
 } // namespace
 
 Expected<CallGraph> CallGraph::build(const Module &module) {
@@ -116,18 +122,21 @@ Expected<CallGraph> CallGraph::build(const Module &module) {
                            "computation '{}'",
                            where(*caller), instruction->name(),
                            opcodeName(instruction->opcode()), callee->name());
-        CallContext context = callsSequentially(instruction->opcode())
-                                  ? CallContext::Sequential
-                                  : CallContext::Fused;
+        CallContext context = contextOf(instruction->opcode());
         CallContext &known = graph.contexts_[callee];
         if (known != CallContext::Uncalled && known != context)
           return makeError(
               "{}instruction '{}' ({}): calls computation '{}' {}, but it is "
-              "also {}; a computation is either fused or run whole, not both",
+              "also {}; a computation is called in one way only (fused, run "
+              "whole or applied per element)",
               where(*caller), instruction->name(),
               opcodeName(instruction->opcode()), callee->name(),
-              context == CallContext::Fused ? "as a fusion" : "as a whole",
-              known == CallContext::Fused ? "fused" : "run whole");
+              context == CallContext::Fused      ? "as a fusion"
+              : context == CallContext::Embedded ? "per element"
+                                                 : "as a whole",
+              known == CallContext::Fused     ? "fused"
+              : known == CallContext::Embedded ? "applied per element"
+                                              : "run whole");
         known = context;
         graph.sites_[callee].push_back({instruction, slot});
       }

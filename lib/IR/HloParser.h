@@ -188,6 +188,9 @@ private:
   bool checkConditionalForm(const Token &opcodeToken,
                             const std::vector<std::optional<size_t>> &seen,
                             std::span<const syntax::AttrSpec> specs);
+  bool checkReduceForm(const Token &opcodeToken,
+                       const std::vector<std::optional<size_t>> &seen,
+                       std::span<const syntax::AttrSpec> specs);
   bool parseSliceValue(std::vector<SliceDim> &slice);
   bool parsePaddingValue(std::vector<PadDim> &padding);
   bool parseWindowValue(std::vector<WindowDim> &window);
@@ -213,10 +216,13 @@ private:
                            const std::vector<Instruction *> &operands,
                            bool &handled);
   bool parseCompareType(const std::vector<Instruction *> &operands);
-  /// to_apply= on reduce and reduce-window: the callee must be a binary
-  /// reducer kiln knows (ReducerMatch.h).
+  /// to_apply= on reduce and reduce-window: a binary reducer kiln knows
+  /// (ReducerMatch.h) becomes the reducer kind of a one-input reduce or a
+  /// reduce-window. Otherwise, when `general` is given (reduce), the callee
+  /// is kept there (slot 0) for the general form; reduce-window fails.
   bool parseReducerCallee(Attributes &attrs,
-                          const std::vector<Instruction *> &operands);
+                          const std::vector<Instruction *> &operands,
+                          std::vector<Computation *> *general);
   /// XLA's old dynamic-slice / dynamic-update-slice form with the start
   /// indices in one vector operand: split into one scalar per dimension.
   void splitIndexVector(Opcode opcode, BodyState &body, const Token &name,

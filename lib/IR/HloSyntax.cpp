@@ -33,7 +33,10 @@ constexpr Presence kDef = Presence::Defaulted;
 // One row per opcode family; the order inside a row is the printing order.
 constexpr AttrSpec kIota[] = {{IotaDimension, kReq}};
 constexpr AttrSpec kDims[] = {{Dimensions, kReq}};
-constexpr AttrSpec kReduce[] = {{Dimensions, kReq}, {Reducer, kReq}};
+// Either reducer or to_apply (the parser requires exactly one; the printer
+// writes the one the instruction has).
+constexpr AttrSpec kReduce[] = {
+    {Dimensions, kReq}, {Reducer, kOpt}, {ToApply, kOpt}};
 constexpr AttrSpec kSort[] = {{Dimensions, kReq}, {Descending, kDef}};
 constexpr AttrSpec kSlice[] = {{Slice, kReq}};
 constexpr AttrSpec kDynamicSlice[] = {{DynamicSliceSizes, kReq}};
@@ -58,6 +61,7 @@ constexpr AttrSpec kFusion[] = {{Kind, kReq}, {Calls, kReq}};
 constexpr AttrSpec kTopK[] = {{K, kReq}, {Largest, kDef}};
 constexpr AttrSpec kWhile[] = {{Condition, kReq}, {Body, kReq}};
 constexpr AttrSpec kCall[] = {{ToApply, kReq}};
+constexpr AttrSpec kMap[] = {{Dimensions, kReq}, {ToApply, kReq}};
 // A pred[] selector takes the true/false pair, an s32[] index the list;
 // the printer writes the form that matches the selector, the parser
 // accepts exactly one.
@@ -120,6 +124,8 @@ std::span<const AttrSpec> opcodeAttributes(Opcode opcode) {
     return kWhile;
   case Opcode::Call:
     return kCall;
+  case Opcode::Map:
+    return kMap;
   case Opcode::Conditional:
     return kConditional;
   case Opcode::ReducePrecision:

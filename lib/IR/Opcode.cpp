@@ -126,10 +126,12 @@ int calleeCount(Opcode opcode) {
   switch (opcode) {
   case Opcode::Fusion:
   case Opcode::Call:
+  case Opcode::Map:
     return 1;
   case Opcode::While:
     return 2;
   case Opcode::Conditional:
+  case Opcode::Reduce: // to_apply, or none with a reducer kind
     return -1;
   default:
     return 0;
@@ -139,6 +141,10 @@ int calleeCount(Opcode opcode) {
 bool callsSequentially(Opcode opcode) {
   return opcode == Opcode::While || opcode == Opcode::Conditional ||
          opcode == Opcode::Call;
+}
+
+bool appliesPerElement(Opcode opcode) {
+  return opcode == Opcode::Reduce || opcode == Opcode::Map;
 }
 
 bool isInClasses(DType dtype, DTypeClasses classes) {

@@ -73,12 +73,14 @@ bool HloParser::parseAttributes(Opcode opcode, const Token &opcodeToken,
       return false;
     if (handled)
       continue;
-    // XLA names the reducer of reduce and reduce-window by its computation.
+    // XLA names the reducer of reduce-window by its computation; reduce
+    // keeps a to_apply that is no reducer kind (parseReducerCallee).
     bool reducerCallee = name.text == "to_apply" &&
                          (opcode == Opcode::Reduce ||
                           opcode == Opcode::ReduceWindow);
-    std::optional<AttrKey> key =
-        reducerCallee ? AttrKey::Reducer : syntax::parseAttrName(name.text);
+    std::optional<AttrKey> key = reducerCallee && opcode == Opcode::ReduceWindow
+                                     ? AttrKey::Reducer
+                                     : syntax::parseAttrName(name.text);
     if (!key)
       return error(name.offset, fmt::format("unknown attribute '{}'", name.text));
     size_t slot = 0;
@@ -102,8 +104,11 @@ bool HloParser::parseAttributes(Opcode opcode, const Token &opcodeToken,
     advance();
     if (!expect(TokenKind::Equal, "'='"))
       return false;
-    if (!(reducerCallee ? parseReducerCallee(attrs, operands)
-                        : parseAttrValue(*key, attrs, parts.called)))
+    if (!(reducerCallee
+              ? parseReducerCallee(attrs, operands,
+                                   opcode == Opcode::Reduce ? &parts.called
+                                                            : nullptr)
+              : parseAttrValue(*key, attrs, parts.called)))
       return false;
   }
   for (size_t i = 0; i < specs.size(); ++i)
@@ -113,6 +118,8 @@ bool HloParser::parseAttributes(Opcode opcode, const Token &opcodeToken,
                                syntax::attrName(specs[i].key)));
   if (opcode == Opcode::Conditional &&
       !checkConditionalForm(opcodeToken, seen, specs))
+    return false;
+  if (opcode == Opcode::Reduce && !checkReduceForm(opcodeToken, seen, specs))
     return false;
   if (syntax::takesSingleDimension(opcode) && attrs.dimensions.size() != 1)
     return error(opcodeToken.offset,
@@ -279,6 +286,24 @@ bool HloParser::checkConditionalForm(
                  "false_computation (pred[] selector) or branch_computations "
                  "(s32[] index)");
   return true;
+}
+
+/// reduce combines with either a reducer kind or a to_apply computation.
+bool HloParser::checkReduceForm(const Token &opcodeToken,
+                                const std::vector<std::optional<size_t>> &seen,
+                                std::span<const syntax::AttrSpec> specs) {
+  size_t given = 0;
+  for (size_t i = 0; i < specs.size(); ++i)
+    if ((specs[i].key == AttrKey::Reducer || specs[i].key == AttrKey::ToApply) &&
+        seen[i])
+      ++given;
+  if (given == 1)
+    return true;
+  return error(opcodeToken.offset,
+               given == 0 ? "'reduce' requires attribute 'reducer' or "
+                            "'to_apply'"
+                          : "'reduce' takes either 'reducer' or 'to_apply', "
+                            "not both");
 }
 
 bool HloParser::parseSliceValue(std::vector<SliceDim> &slice) {

@@ -228,17 +228,23 @@ bool HloParser::parseCompareType(const std::vector<Instruction *> &operands) {
 }
 
 bool HloParser::parseReducerCallee(Attributes &attrs,
-                                   const std::vector<Instruction *> &operands) {
+                                   const std::vector<Instruction *> &operands,
+                                   std::vector<Computation *> *general) {
   size_t offset = tok_.offset;
   Computation *callee = nullptr;
   if (!parseCallee(callee))
     return false;
   ReducerMatch match = matchBinaryReducer(*callee);
+  if (general && (operands.size() != 2 || !match.kind)) {
+    // Variadic or not one binary operation: the shape rule checks it.
+    general->assign(1, callee);
+    return true;
+  }
   if (!match.kind)
     return error(offset,
                  fmt::format("to_apply computation '{}' is not a reducer kiln "
-                             "can represent: {} (kiln's reduce and "
-                             "reduce-window combine with add, multiply, "
+                             "can represent: {} (kiln's reduce-window "
+                             "combines with add, multiply, "
                              "maximum, minimum, and or or of the two "
                              "parameters)",
                              callee->name(), match.mismatch));

@@ -186,6 +186,10 @@ bool isPrinted(const syntax::AttrSpec &spec, const Instruction &instruction) {
                        instruction.operand(0)->shape() == Shape(DType::Pred, {});
     return (spec.key == AttrKey::BranchComputations) != byPredicate;
   }
+  if (instruction.opcode() == Opcode::Reduce &&
+      (spec.key == AttrKey::Reducer || spec.key == AttrKey::ToApply))
+    return (spec.key == AttrKey::ToApply) ==
+           !instruction.calledComputations().empty();
   return spec.presence != syntax::Presence::Optional ||
          !syntax::isDefaultAttr(spec.key, instruction.attrs());
 }

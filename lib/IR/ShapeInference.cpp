@@ -294,6 +294,10 @@ std::pair<int, int> operandCountBounds(Opcode opcode) {
   case Opcode::Sort:
   case Opcode::Conditional: // the branch selector, then branch operands
     return {1, -1};
+  case Opcode::Reduce: // N inputs, then N init values
+    return {2, -1};
+  case Opcode::Map:
+    return {1, -1};
   default: // tuple, fusion, call
     return {0, -1};
   }
@@ -375,6 +379,8 @@ Rule ruleFor(Opcode opcode) {
     return inferGetTupleElement;
   case Opcode::Fusion:
     return inferFusion;
+  case Opcode::Map:
+    return inferMap;
   case Opcode::While:
     return inferWhile;
   case Opcode::Conditional:

@@ -68,6 +68,13 @@ std::vector<int64_t> dimsWithout(const Shape &shape,
 } // namespace
 
 Expected<Shape> inferReduce(const InferenceInput &in) {
+  if (!in.called.empty())
+    return inferAppliedReduce(in);
+  if (in.operands.size() != 2)
+    return makeError("reduce with a reducer kind takes one input and one "
+                     "init value but has {} operands (several inputs need "
+                     "to_apply)",
+                     in.operands.size());
   if (Error e = checkReducer(in))
     return e;
   const Shape &operand = in.operands[0];

@@ -35,6 +35,9 @@ Expected<Shape> inferFusion(const InferenceInput &in);
 Expected<Shape> inferWhile(const InferenceInput &in);
 Expected<Shape> inferConditional(const InferenceInput &in);
 Expected<Shape> inferCall(const InferenceInput &in);
+/// reduce with a to_apply computation (ShapeInferenceApplied.cpp).
+Expected<Shape> inferAppliedReduce(const InferenceInput &in);
+Expected<Shape> inferMap(const InferenceInput &in);
 
 /// opcodeName, or "unknown" for a value outside Opcodes.def (a corrupted
 /// instruction must still produce a message, not an out-of-bounds read).

@@ -46,6 +46,7 @@ bool mayHaveTupleShape(Opcode opcode) {
   case Opcode::Tuple:
   case Opcode::Sort:
   case Opcode::TopK:
+  case Opcode::Reduce: // N > 1 inputs with to_apply
   case Opcode::GetTupleElement: // of a nested tuple
   case Opcode::Fusion:
   case Opcode::Parameter: // loop state and branch operands come in tuples
@@ -87,8 +88,8 @@ Error checkCallees(const Computation &computation,
   if (calleeCount(instruction.opcode()) == 0)
     return callees.empty()
                ? Error::success()
-               : makeError("{}only fusion, while, conditional and call may "
-                           "call a computation",
+               : makeError("{}only fusion, while, conditional, call, "
+                           "reduce and map may call a computation",
                            where(computation, instruction));
   const Module *module = computation.parent();
   std::vector<Computation *> all;
@@ -115,7 +116,7 @@ Error checkShape(const Computation &computation,
                  const Instruction &instruction) {
   if (instruction.shape().isTuple() && !mayHaveTupleShape(instruction.opcode()))
     return makeError("{}has tuple shape {} but only parameter, tuple, sort, "
-                     "top-k, get-tuple-element, fusion, while, conditional "
+                     "top-k, reduce, get-tuple-element, fusion, while, conditional "
                      "and call may have tuple shapes",
                      where(computation, instruction),
                      instruction.shape().toString());

@@ -49,7 +49,10 @@ bool isFoldable(const Instruction &instruction) {
       isBroadcastOfConstant(instruction) || instruction.shape().isTuple())
     return false;
   // The fold budget cannot bound a loop; callees are folded inside instead.
-  if (ir::calleeCount(opcode) != 0)
+  // Applied callees (reduce's to_apply) are skipped too: folding them would
+  // run the callee per element at compile time.
+  if (!instruction.calledComputations().empty() ||
+      (ir::calleeCount(opcode) > 0))
     return false;
   // Dead code is dce's business; folding it would only churn.
   return !instruction.users().empty() ||

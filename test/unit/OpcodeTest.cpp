@@ -25,7 +25,8 @@ TEST_CASE("elemental in fusion: elementwise, leaves, index-only movement, "
       Opcode::Broadcast,       Opcode::Reshape,     Opcode::Transpose,
       Opcode::Slice,           Opcode::Concatenate, Opcode::Pad,
       Opcode::Reverse,         Opcode::Gather,      Opcode::Tuple,
-      Opcode::GetTupleElement, Opcode::Rng,         Opcode::BitcastConvert};
+      Opcode::GetTupleElement, Opcode::Rng,         Opcode::BitcastConvert,
+      Opcode::Map};
   for (Opcode opcode : kAllOpcodes) {
     INFO(opcodeName(opcode));
     CHECK(isElementalInFusion(opcode) ==

@@ -271,6 +271,16 @@ static void structureCases(Cases &cases) {
                callee);
   cases.expectCalls(Opcode::Call, {f32({2}), f32({2})}, {callee}, pred({2}));
 
+  // map and reduce with to_apply apply a computation of scalars.
+  Computation *scalarMax = module.addComputation("scalar_max");
+  Instruction *sa = scalarMax->addParameter(0, f32({}));
+  Instruction *sb = scalarMax->addParameter(1, f32({}));
+  scalarMax->setRoot(scalarMax->add(Opcode::Maximum, f32({}), {sa, sb}));
+  cases.expect(Opcode::Map, {f32({2, 3}), f32({2, 3})}, withDims({0, 1}),
+               Shape(), f32({2, 3}), scalarMax);
+  cases.expect(Opcode::Reduce, {f32({2, 3}), f32({})}, withDims({1}), Shape(),
+               f32({2}), scalarMax);
+
   // A loop over (s32[], f32[2]): condition i < 3, body the identity.
   Shape state = Shape::tuple({s32({}), f32({2})});
   Computation *condition = module.addComputation("condition");

@@ -117,6 +117,11 @@ int calleeCount(Opcode opcode);
 /// fused into the caller's kernel (fusion).
 bool callsSequentially(Opcode opcode);
 
+/// Whether `opcode` applies its callee (a computation of scalars) to
+/// elements: reduce with to_apply, map. The caller's emitter inlines the callee's
+/// scalar instructions per element; it gets no buffers or kernels of its own.
+bool appliesPerElement(Opcode opcode);
+
 /// Whether `dtype` is in `classes` (never for tuples).
 bool isInClasses(DType dtype, DTypeClasses classes);
 /// "floating-point", "pred or integer", ... ("array" for Any), for messages

@@ -1,0 +1,187 @@
+//===- ShapeInferenceApplied.cpp - Shape rules of per-element callees -----===//
+//
+// reduce with to_apply and map apply a computation of scalars to elements
+// (XLA's variadic reduce: N inputs, N init values, a computation of 2N
+// scalar parameters returning N scalars; map: one scalar per operand, one
+// scalar back). The emitter inlines the callee's scalar
+// instructions into the caller's loop, so the callee must hold only
+// parameters, scalar constants and elementwise operations, with a tuple
+// allowed as root; everything is checked here so the evaluator and the
+// emitter can take it as given.
+//
+//===----------------------------------------------------------------------===//
+#include "ShapeInferenceRules.h"
+
+#include <algorithm>
+#include <fmt/format.h>
+
+namespace kiln::ir::detail {
+
+namespace {
+
+/// "f32[], s32[]": the shapes of a callee's signature, for messages.
+std::string formatShapes(const std::vector<Shape> &shapes) {
+  std::string text;
+  for (const Shape &shape : shapes)
+    text += (text.empty() ? "" : ", ") + shape.toString();
+  return text;
+}
+
+/// Fails unless one computation, with a root, is called.
+Expected<const Computation *> requireOneCallee(const InferenceInput &in) {
+  if (in.called.size() != 1 || !in.called[0])
+    return makeError("{} applies {} computations but needs one (to_apply)",
+                     opcodeName(in.opcode), in.called.size());
+  if (!in.called[0]->root())
+    return makeError("to_apply computation '{}' has no root",
+                     in.called[0]->name());
+  return in.called[0];
+}
+
+/// The instructions an emitter can inline per element: scalar parameters,
+/// constants and elementwise operations, a tuple of scalars only as root.
+Error requireScalarComputation(const Computation &callee) {
+  for (const Instruction *inst : callee.instructions()) {
+    const Shape &shape = inst->shape();
+    Opcode opcode = inst->opcode();
+    bool rootTuple = inst == callee.root() && opcode == Opcode::Tuple;
+    bool allowed = rootTuple || opcode == Opcode::Parameter ||
+                   opcode == Opcode::Constant || isElementwise(opcode);
+    if (!allowed)
+      return makeError("to_apply computation '{}' may hold only parameters, "
+                       "constants and elementwise operations on scalars "
+                       "(a tuple as root), but '{}' is {}",
+                       callee.name(), inst->name(), opcodeName(opcode));
+    if (!rootTuple && (shape.isTuple() || shape.rank() != 0))
+      return makeError("to_apply computation '{}' works on scalars, but '{}' "
+                       "is {}",
+                       callee.name(), inst->name(), shape.toString());
+  }
+  return Error::success();
+}
+
+/// Fails unless `callee` takes exactly `params` (by number) and returns
+/// `result`.
+Error requireSignature(const Computation &callee,
+                       const std::vector<Shape> &params, const Shape &result,
+                       std::string_view why) {
+  size_t count = callee.parameters().size();
+  if (count != params.size())
+    return makeError("to_apply computation '{}' has {} parameter{} but {} "
+                     "needs {} ({})",
+                     callee.name(), count, count == 1 ? "" : "s", why,
+                     params.size(), formatShapes(params));
+  for (size_t i = 0; i < params.size(); ++i) {
+    const Instruction *param = callee.parameter(int64_t(i));
+    if (!param)
+      return makeError("to_apply computation '{}' has no parameter {}",
+                       callee.name(), i);
+    if (param->shape() != params[i])
+      return makeError("parameter {} of to_apply computation '{}' is {} but "
+                       "{} needs {} ({})",
+                       i, callee.name(), param->shape().toString(), why,
+                       params[i].toString(), formatShapes(params));
+  }
+  if (callee.root()->shape() != result)
+    return makeError("to_apply computation '{}' returns {} but {} needs {}",
+                     callee.name(), callee.root()->shape().toString(), why,
+                     result.toString());
+  return Error::success();
+}
+
+/// The kept dimensions of `dims` (those not in `removed`, validated).
+std::vector<int64_t> keptDims(const std::vector<int64_t> &dims,
+                              const std::vector<int64_t> &removed) {
+  std::vector<int64_t> kept;
+  for (size_t i = 0; i < dims.size(); ++i)
+    if (std::find(removed.begin(), removed.end(), int64_t(i)) == removed.end())
+      kept.push_back(dims[i]);
+  return kept;
+}
+
+} // namespace
+
+Expected<Shape> inferAppliedReduce(const InferenceInput &in) {
+  size_t count = in.operands.size();
+  if (count % 2 != 0)
+    return makeError("reduce with to_apply takes N inputs then N init values "
+                     "but has {} operands (an odd count)",
+                     count);
+  size_t n = count / 2;
+  for (size_t i = 0; i < count; ++i)
+    if (Error e = requireArray(in, i))
+      return e;
+  const Shape &first = in.operands[0];
+  std::vector<Shape> accumulators, results;
+  for (size_t i = 0; i < n; ++i) {
+    const Shape &input = in.operands[i];
+    if (input.dims() != first.dims())
+      return makeError("input {} has dimensions {} but input 0 has {} (the "
+                       "inputs of a reduce must have equal dimensions)",
+                       i, formatDims(input.dims()), formatDims(first.dims()));
+    if (Error e = requireScalar(in, n + i, "init value"))
+      return e;
+    if (in.operands[n + i].dtype() != input.dtype())
+      return makeError("init value {} (operand {}) is {} but input {} is {}",
+                       i, n + i, in.operands[n + i].toString(), i,
+                       input.toString());
+    accumulators.push_back(Shape::scalar(input.dtype()));
+  }
+  if (Error e = requireUniqueDims(in.attrs.dimensions, first.rank(),
+                                  "reduce dimension"))
+    return e;
+  Expected<const Computation *> callee = requireOneCallee(in);
+  if (!callee)
+    return callee.takeError();
+  if (Error e = requireScalarComputation(**callee))
+    return e;
+  std::vector<Shape> params = accumulators;
+  params.insert(params.end(), accumulators.begin(), accumulators.end());
+  Shape combined = n == 1 ? accumulators[0] : Shape::tuple(accumulators);
+  std::string why = fmt::format("a reduce of {} input{}", n, n == 1 ? "" : "s");
+  if (Error e = requireSignature(**callee, params, combined, why))
+    return e;
+  std::vector<int64_t> kept = keptDims(first.dims(), in.attrs.dimensions);
+  for (size_t i = 0; i < n; ++i)
+    results.push_back(Shape(in.operands[i].dtype(), kept));
+  return n == 1 ? results[0] : Shape::tuple(std::move(results));
+}
+
+Expected<Shape> inferMap(const InferenceInput &in) {
+  const Shape &first = in.operands[0];
+  std::vector<Shape> params;
+  for (size_t i = 0; i < in.operands.size(); ++i) {
+    if (Error e = requireArray(in, i))
+      return e;
+    if (in.operands[i].dims() != first.dims())
+      return makeError("operand {} has dimensions {} but operand 0 has {} "
+                       "(the operands of a map must have equal dimensions)",
+                       i, formatDims(in.operands[i].dims()),
+                       formatDims(first.dims()));
+    params.push_back(Shape::scalar(in.operands[i].dtype()));
+  }
+  // XLA's dimensions list every dimension in order: map is elementwise.
+  const std::vector<int64_t> &dims = in.attrs.dimensions;
+  for (size_t i = 0; i < dims.size() || i < size_t(first.rank()); ++i)
+    if (dims.size() != size_t(first.rank()) || dims[i] != int64_t(i))
+      return makeError("map dimensions {} must list every dimension of the "
+                       "operands in order (rank {})",
+                       formatDims(dims), first.rank());
+  Expected<const Computation *> callee = requireOneCallee(in);
+  if (!callee)
+    return callee.takeError();
+  if (Error e = requireScalarComputation(**callee))
+    return e;
+  const Shape &root = (*callee)->root()->shape();
+  if (root.isTuple())
+    return makeError("to_apply computation '{}' returns {} but map needs one "
+                     "scalar",
+                     (*callee)->name(), root.toString());
+  std::string why = fmt::format("a map of {} operand{}", params.size(),
+                                params.size() == 1 ? "" : "s");
+  if (Error e = requireSignature(**callee, params, root, why))
+    return e;
+  return Shape(root.dtype(), first.dims());
+}
+
+} // namespace kiln::ir::detail
