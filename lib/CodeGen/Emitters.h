@@ -41,6 +41,19 @@ Error emitControlFlow(
 llvm::Value *emitElementwiseOp(EmitterContext &ctx, ir::Opcode opcode,
                                ir::DType dtype,
                                llvm::ArrayRef<llvm::Value *> operands);
+/// An elementwise instruction (any, compare/convert/select included) of
+/// compute values `operands`, its f16/bf16 result rounded to storage
+/// precision: what generateElement computes once it has the operands.
+Expected<llvm::Value *>
+emitElementwiseInstruction(EmitterContext &ctx, const ir::Instruction &inst,
+                           llvm::ArrayRef<llvm::Value *> operands);
+/// The values a scalar computation (every parameter and value a scalar,
+/// the root a scalar or a tuple of scalars) returns for compute values
+/// `arguments`, its instructions emitted inline at the builder's position
+/// (ScalarComputation.cpp). The combiners of scatter use it.
+Expected<std::vector<llvm::Value *>>
+emitScalarComputation(EmitterContext &ctx, const ir::Computation &computation,
+                      llvm::ArrayRef<llvm::Value *> arguments);
 /// `compare` with kiln's semantics: float compares are ordered except NE.
 llvm::Value *emitCompare(EmitterContext &ctx, ir::ComparisonDirection direction,
                          ir::DType dtype, llvm::Value *lhs, llvm::Value *rhs);

@@ -126,6 +126,7 @@ int calleeCount(Opcode opcode) {
   switch (opcode) {
   case Opcode::Fusion:
   case Opcode::Call:
+  case Opcode::Scatter: // the combiner
     return 1;
   case Opcode::While:
     return 2;

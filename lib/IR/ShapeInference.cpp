@@ -294,6 +294,8 @@ std::pair<int, int> operandCountBounds(Opcode opcode) {
   case Opcode::Sort:
   case Opcode::Conditional: // the branch selector, then branch operands
     return {1, -1};
+  case Opcode::Scatter: // operands, indices, updates: inferScatter counts
+    return {3, -1};
   default: // tuple, fusion, call
     return {0, -1};
   }
@@ -369,6 +371,8 @@ Rule ruleFor(Opcode opcode) {
     return inferSort;
   case Opcode::TopK:
     return inferTopK;
+  case Opcode::Scatter:
+    return inferScatter;
   case Opcode::Tuple:
     return inferTuple;
   case Opcode::GetTupleElement:
