@@ -1,8 +1,9 @@
 //===- AppliedComputation.h - A scalar computation inlined ------*- C++ -*-===//
 //
 // Internal to lib/CodeGen: the one mechanism that emits a to_apply
-// computation (reduce's combiner; map's function and sort's comparator use
-// the same) inline, per element, inside the caller's loops.
+// computation (reduce's combiner, map's function, scatter's combiner; a
+// sort comparator will use the same) inline, per element, inside the
+// caller's loops.
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_LIB_CODEGEN_APPLIEDCOMPUTATION_H

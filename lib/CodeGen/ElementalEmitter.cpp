@@ -219,6 +219,12 @@ static Expected<Value *> generateElementwise(EmitterContext &ctx,
       return value;
     operands.push_back(*value);
   }
+  return emitElementwiseInstruction(ctx, inst, operands);
+}
+
+Expected<Value *> emitElementwiseInstruction(EmitterContext &ctx,
+                                             const Instruction &inst,
+                                             llvm::ArrayRef<Value *> operands) {
   ir::DType from = inst.operand(0)->shape().dtype();
   ir::DType to = inst.shape().dtype();
   Value *result = nullptr;

@@ -58,6 +58,12 @@ Error emitControlFlow(EmitterContext &ctx, const ir::Instruction &instruction,
 llvm::Value *emitElementwiseOp(EmitterContext &ctx, ir::Opcode opcode,
                                ir::DType dtype,
                                llvm::ArrayRef<llvm::Value *> operands);
+/// An elementwise instruction (any, compare/convert/select included) of
+/// compute values `operands`, its f16/bf16 result rounded to storage
+/// precision: what generateElement computes once it has the operands.
+Expected<llvm::Value *>
+emitElementwiseInstruction(EmitterContext &ctx, const ir::Instruction &inst,
+                           llvm::ArrayRef<llvm::Value *> operands);
 /// `compare` with kiln's semantics: float compares are ordered except NE.
 llvm::Value *emitCompare(EmitterContext &ctx, ir::ComparisonDirection direction,
                          ir::DType dtype, llvm::Value *lhs, llvm::Value *rhs);

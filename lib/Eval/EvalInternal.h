@@ -14,6 +14,8 @@
 
 #include <cstdint>
 #include <cstring>
+#include <functional>
+#include <optional>
 #include <type_traits>
 #include <vector>
 
@@ -198,6 +200,14 @@ Expected<Literal> evalContraction(const Instruction &instruction,
                                   const Operands &operands);
 Expected<Literal> evalBitcastConvert(const Instruction &instruction,
                                      const Literal &operand);
+/// The combiner of a scatter: (current values..., update values...) as
+/// scalars to the N new values.
+using ScatterCombiner = std::function<Expected<std::vector<Literal>>(
+    std::vector<Literal> arguments)>;
+/// scatter's N results (EvalScatter.cpp).
+Expected<std::vector<Literal>> evalScatter(const Instruction &instruction,
+                                           const Operands &operands,
+                                           const ScatterCombiner &combine);
 Expected<Literal> evalRng(const Instruction &instruction,
                           const Operands &operands);
 /// reduce-precision's kernel (EvalElementwise.cpp's table runs it).

@@ -85,6 +85,36 @@ Expected<Value> evalAppliedReduceValue(const Instruction &inst,
   return Value::ofTuple(std::move(elements));
 }
 
+/// scatter, its combiner run by this evaluator; a tuple for N > 1.
+Expected<Value> evalScatterValue(const Instruction &inst,
+                                 const Operands &operands) {
+  const Computation &combiner = *inst.calledComputations().at(0);
+  auto combine =
+      [&](std::vector<Literal> arguments) -> Expected<std::vector<Literal>> {
+    std::vector<Value> args;
+    for (Literal &argument : arguments)
+      args.push_back(Value::ofArray(std::move(argument)));
+    Expected<Value> result = evalValues(combiner, args);
+    if (!result)
+      return result.takeError();
+    if (!result->isTuple)
+      return std::vector<Literal>{std::move(result->array)};
+    std::vector<Literal> values;
+    for (Value &element : result->elements)
+      values.push_back(std::move(element.array));
+    return values;
+  };
+  Expected<std::vector<Literal>> results = evalScatter(inst, operands, combine);
+  if (!results)
+    return results.takeError();
+  if (results->size() == 1)
+    return Value::ofArray(std::move(results->front()));
+  std::vector<Value> elements;
+  for (Literal &literal : *results)
+    elements.push_back(Value::ofArray(std::move(literal)));
+  return Value::ofTuple(std::move(elements));
+}
+
 /// A loop whose condition stays true this long is taken for a hang: the
 /// evaluator is the oracle of tests and of constant folding, and must
 /// return.
@@ -202,6 +232,8 @@ Expected<Value> evalOne(const Instruction &inst,
       return mapped.takeError();
     return Value::ofArray(std::move(*mapped));
   }
+  if (inst.opcode() == Opcode::Scatter)
+    return evalScatterValue(inst, arrays);
   Expected<Literal> result = evaluateInstruction(inst, arrays);
   if (!result)
     return result.takeError();

@@ -10,7 +10,7 @@ namespace kiln::ir::syntax {
 namespace {
 
 // Spellings, indexed by AttrKey.
-constexpr std::array<std::string_view, 36> kAttrNames = {
+constexpr std::array<std::string_view, 43> kAttrNames = {
     "iota_dimension",       "dimensions",          "slice",
     "dynamic_slice_sizes",  "padding",             "window",
     "dim_labels",           "feature_group_count", "batch_group_count",
@@ -22,8 +22,12 @@ constexpr std::array<std::string_view, 36> kAttrNames = {
     "largest",              "descending",          "condition",
     "body",                 "to_apply",            "true_computation",
     "false_computation",    "branch_computations", "exponent_bits",
-    "mantissa_bits",        "distribution",        "seed"};
-static_assert(kAttrNames.size() == size_t(AttrKey::Seed) + 1);
+    "mantissa_bits",        "distribution",        "seed",
+    // scatter
+    "update_window_dims",   "inserted_window_dims",
+    "scatter_dims_to_operand_dims", "input_batching_dims",
+    "scatter_indices_batching_dims", "indices_are_sorted", "unique_indices"};
+static_assert(kAttrNames.size() == size_t(AttrKey::UniqueIndices) + 1);
 
 using enum AttrKey;
 constexpr Presence kReq = Presence::Required;
@@ -71,6 +75,16 @@ constexpr AttrSpec kConditional[] = {{TrueComputation, kOpt},
 constexpr AttrSpec kReducePrecision[] = {{ExponentBits, kReq},
                                          {MantissaBits, kReq}};
 constexpr AttrSpec kRng[] = {{Distribution, kReq}, {Seed, kOpt}};
+// XLA's order; the batching dims and the two hints only when used.
+constexpr AttrSpec kScatter[] = {{UpdateWindowDims, kReq},
+                                 {InsertedWindowDims, kReq},
+                                 {ScatterDimsToOperandDims, kReq},
+                                 {InputBatchingDims, kOpt},
+                                 {ScatterIndicesBatchingDims, kOpt},
+                                 {IndexVectorDim, kReq},
+                                 {IndicesAreSorted, kOpt},
+                                 {UniqueIndices, kOpt},
+                                 {ToApply, kReq}};
 
 } // namespace
 
@@ -132,6 +146,8 @@ std::span<const AttrSpec> opcodeAttributes(Opcode opcode) {
     return kReducePrecision;
   case Opcode::Rng:
     return kRng;
+  case Opcode::Scatter:
+    return kScatter;
   default:
     return {};
   }
@@ -153,6 +169,14 @@ bool isDefaultAttr(AttrKey key, const Attributes &attrs) {
     return !attrs.descending;
   case Seed:
     return attrs.seed == 0;
+  case InputBatchingDims:
+    return attrs.scatter.inputBatchingDims.empty();
+  case ScatterIndicesBatchingDims:
+    return attrs.scatter.scatterIndicesBatchingDims.empty();
+  case IndicesAreSorted:
+    return !attrs.scatter.indicesAreSorted;
+  case UniqueIndices:
+    return !attrs.scatter.uniqueIndices;
   default:
     return false;
   }

@@ -56,6 +56,13 @@ enum class AttrKey {
   MantissaBits,
   Distribution,
   Seed,
+  UpdateWindowDims,
+  InsertedWindowDims,
+  ScatterDimsToOperandDims,
+  InputBatchingDims,
+  ScatterIndicesBatchingDims,
+  IndicesAreSorted,
+  UniqueIndices,
 };
 
 /// How an attribute appears in text.

@@ -127,6 +127,7 @@ int calleeCount(Opcode opcode) {
   case Opcode::Fusion:
   case Opcode::Call:
   case Opcode::Map:
+  case Opcode::Scatter: // the combiner
     return 1;
   case Opcode::While:
     return 2;
@@ -144,7 +145,8 @@ bool callsSequentially(Opcode opcode) {
 }
 
 bool appliesPerElement(Opcode opcode) {
-  return opcode == Opcode::Reduce || opcode == Opcode::Map;
+  return opcode == Opcode::Reduce || opcode == Opcode::Map ||
+         opcode == Opcode::Scatter;
 }
 
 bool isInClasses(DType dtype, DTypeClasses classes) {

@@ -7,6 +7,7 @@
 #include "HloParser.h"
 
 #include <fmt/format.h>
+#include <utility>
 
 namespace kiln::ir {
 
@@ -111,6 +112,11 @@ bool HloParser::parseAttributes(Opcode opcode, const Token &opcodeToken,
               : parseAttrValue(*key, attrs, parts.called)))
       return false;
   }
+  // index_vector_dim is one spelling for gather and scatter; the value
+  // parses into gather's field and moves to scatter's here.
+  if (opcode == Opcode::Scatter)
+    attrs.scatter.indexVectorDim =
+        std::exchange(attrs.gather.indexVectorDim, 0);
   for (size_t i = 0; i < specs.size(); ++i)
     if (!seen[i] && specs[i].presence == syntax::Presence::Required)
       return error(opcodeToken.offset,
@@ -183,6 +189,20 @@ bool HloParser::parseAttrValue(AttrKey key, Attributes &a,
   case AttrKey::ExponentBits: return parseInt("bit count", a.exponentBits);
   case AttrKey::MantissaBits: return parseInt("bit count", a.mantissaBits);
   case AttrKey::Seed: return parseInt("seed", a.seed);
+  case AttrKey::UpdateWindowDims:
+    return parseIntList("dimension", a.scatter.updateWindowDims);
+  case AttrKey::InsertedWindowDims:
+    return parseIntList("dimension", a.scatter.insertedWindowDims);
+  case AttrKey::ScatterDimsToOperandDims:
+    return parseIntList("dimension", a.scatter.scatterDimsToOperandDims);
+  case AttrKey::InputBatchingDims:
+    return parseIntList("dimension", a.scatter.inputBatchingDims);
+  case AttrKey::ScatterIndicesBatchingDims:
+    return parseIntList("dimension", a.scatter.scatterIndicesBatchingDims);
+  case AttrKey::IndicesAreSorted:
+    return parseBool(a.scatter.indicesAreSorted);
+  case AttrKey::UniqueIndices:
+    return parseBool(a.scatter.uniqueIndices);
   case AttrKey::Direction:
   case AttrKey::Kind:
   case AttrKey::Reducer:

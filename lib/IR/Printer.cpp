@@ -215,7 +215,10 @@ std::string formatAttr(AttrKey key, const Instruction &instruction) {
   case AttrKey::CollapsedSliceDims:
     return formatIntList(a.gather.collapsedSliceDims);
   case AttrKey::StartIndexMap: return formatIntList(a.gather.startIndexMap);
-  case AttrKey::IndexVectorDim: return std::to_string(a.gather.indexVectorDim);
+  case AttrKey::IndexVectorDim:
+    return std::to_string(instruction.opcode() == Opcode::Scatter
+                              ? a.scatter.indexVectorDim
+                              : a.gather.indexVectorDim);
   case AttrKey::SliceSizes: return formatIntList(a.sizes);
   case AttrKey::Direction:
     return std::string(comparisonDirectionName(a.direction));
@@ -243,6 +246,20 @@ std::string formatAttr(AttrKey key, const Instruction &instruction) {
   case AttrKey::Distribution:
     return std::string(rngDistributionName(a.distribution));
   case AttrKey::Seed: return std::to_string(a.seed);
+  case AttrKey::UpdateWindowDims:
+    return formatIntList(a.scatter.updateWindowDims);
+  case AttrKey::InsertedWindowDims:
+    return formatIntList(a.scatter.insertedWindowDims);
+  case AttrKey::ScatterDimsToOperandDims:
+    return formatIntList(a.scatter.scatterDimsToOperandDims);
+  case AttrKey::InputBatchingDims:
+    return formatIntList(a.scatter.inputBatchingDims);
+  case AttrKey::ScatterIndicesBatchingDims:
+    return formatIntList(a.scatter.scatterIndicesBatchingDims);
+  case AttrKey::IndicesAreSorted:
+    return a.scatter.indicesAreSorted ? "true" : "false";
+  case AttrKey::UniqueIndices:
+    return a.scatter.uniqueIndices ? "true" : "false";
   }
   return "?";
 }

@@ -298,6 +298,8 @@ std::pair<int, int> operandCountBounds(Opcode opcode) {
     return {2, -1};
   case Opcode::Map:
     return {1, -1};
+  case Opcode::Scatter: // operands, indices, updates: inferScatter counts
+    return {3, -1};
   default: // tuple, fusion, call
     return {0, -1};
   }
@@ -373,6 +375,8 @@ Rule ruleFor(Opcode opcode) {
     return inferSort;
   case Opcode::TopK:
     return inferTopK;
+  case Opcode::Scatter:
+    return inferScatter;
   case Opcode::Tuple:
     return inferTuple;
   case Opcode::GetTupleElement:

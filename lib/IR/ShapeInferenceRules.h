@@ -106,6 +106,8 @@ Expected<Shape> inferTopK(const InferenceInput &in);
 Expected<Shape> inferBitcastConvert(const InferenceInput &in);
 Expected<Shape> inferReducePrecision(const InferenceInput &in);
 Expected<Shape> inferRng(const InferenceInput &in);
+// ShapeInferenceScatter.cpp
+Expected<Shape> inferScatter(const InferenceInput &in);
 
 } // namespace kiln::ir::detail
 

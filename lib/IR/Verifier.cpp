@@ -53,6 +53,7 @@ bool mayHaveTupleShape(Opcode opcode) {
   case Opcode::While:
   case Opcode::Conditional:
   case Opcode::Call:
+  case Opcode::Scatter: // of several operands
     return true;
   default:
     return false;
@@ -89,7 +90,7 @@ Error checkCallees(const Computation &computation,
     return callees.empty()
                ? Error::success()
                : makeError("{}only fusion, while, conditional, call, "
-                           "reduce and map may call a computation",
+                           "reduce, map and scatter may call a computation",
                            where(computation, instruction));
   const Module *module = computation.parent();
   std::vector<Computation *> all;
@@ -116,8 +117,8 @@ Error checkShape(const Computation &computation,
                  const Instruction &instruction) {
   if (instruction.shape().isTuple() && !mayHaveTupleShape(instruction.opcode()))
     return makeError("{}has tuple shape {} but only parameter, tuple, sort, "
-                     "top-k, reduce, get-tuple-element, fusion, while, conditional "
-                     "and call may have tuple shapes",
+                     "top-k, reduce, get-tuple-element, fusion, while, "
+                     "conditional, call and scatter may have tuple shapes",
                      where(computation, instruction),
                      instruction.shape().toString());
   Expected<Shape> inferred = inferShape(instruction);

@@ -332,6 +332,64 @@ static void bitsAndRandomCases(Cases &cases) {
                normal, Shape(DType::F64, {5}), Shape(DType::F64, {5}));
 }
 
+/// A scalar combiner of `dtypes` (current values, then updates) returning
+/// the updates: a scalar for one operand, a tuple for more.
+static Computation *scatterCombiner(Module &module, std::vector<DType> dtypes) {
+  Computation *combiner =
+      module.addComputation("combine" + std::to_string(dtypes.size()));
+  std::vector<Instruction *> updates;
+  std::vector<Shape> shapes;
+  for (size_t p = 0; p < 2 * dtypes.size(); ++p) {
+    Instruction *param = combiner->addParameter(
+        int64_t(p), Shape(dtypes[p % dtypes.size()], {}));
+    if (p >= dtypes.size()) {
+      updates.push_back(param);
+      shapes.push_back(param->shape());
+    }
+  }
+  combiner->setRoot(
+      updates.size() == 1
+          ? updates[0]
+          : combiner->add(Opcode::Tuple, Shape::tuple(shapes), updates));
+  return combiner;
+}
+
+static void scatterCases(Cases &cases, Module &module) {
+  // Rows of f32[5,3] at s32[4,1] indices.
+  Attributes rows;
+  rows.scatter.updateWindowDims = {1};
+  rows.scatter.insertedWindowDims = {0};
+  rows.scatter.scatterDimsToOperandDims = {0};
+  rows.scatter.indexVectorDim = 1;
+  Computation *one = scatterCombiner(module, {DType::F32});
+  cases.expect(Opcode::Scatter, {f32({5, 3}), s32({4, 1}), f32({4, 3})}, rows,
+               Shape(), f32({5, 3}), one);
+  // Implicit index vector, narrower windows than the operand.
+  rows.scatter.indexVectorDim = 1;
+  cases.expect(Opcode::Scatter, {f32({5, 3}), s32({4}), f32({4, 2})}, rows,
+               Shape(), f32({5, 3}), one);
+  // Two operands give a tuple; batching dim 0 pairs with indices dim 0.
+  Attributes batched;
+  batched.scatter.updateWindowDims = {2};
+  batched.scatter.insertedWindowDims = {1};
+  batched.scatter.scatterDimsToOperandDims = {1};
+  batched.scatter.inputBatchingDims = {0};
+  batched.scatter.scatterIndicesBatchingDims = {0};
+  batched.scatter.indexVectorDim = 2;
+  Computation *two = scatterCombiner(module, {DType::F32, DType::S32});
+  cases.expect(Opcode::Scatter,
+               {f32({2, 4, 3}), s32({2, 4, 3}), s32({2, 5, 1}), f32({2, 5, 3}),
+                s32({2, 5, 3})},
+               batched, Shape(), Shape::tuple({f32({2, 4, 3}), s32({2, 4, 3})}),
+               two);
+}
+
+TEST_CASE("scatter", "[shape-inference]") {
+  Cases cases;
+  Module module("m");
+  scatterCases(cases, module);
+}
+
 TEST_CASE("leaves, unary and convert", "[shape-inference]") {
   Cases cases;
   leafAndUnaryCases(cases);
@@ -431,6 +489,8 @@ TEST_CASE("every opcode has a valid shape-inference case",
   contractionCases(cases);
   structureCases(cases);
   bitsAndRandomCases(cases);
+  Module module("m");
+  scatterCases(cases, module);
   for (Opcode opcode : kAllOpcodes) {
     INFO(opcodeName(opcode));
     CHECK(cases.covered.count(opcode) == 1);

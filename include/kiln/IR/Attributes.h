@@ -70,6 +70,20 @@ struct GatherDimensionNumbers {
   bool operator==(const GatherDimensionNumbers &) const = default;
 };
 
+/// `scatter`, with XLA's semantics (docs/hlo.md). The two hints change no
+/// value; they are kept so text round-trips.
+struct ScatterDimensionNumbers {
+  std::vector<int64_t> updateWindowDims;
+  std::vector<int64_t> insertedWindowDims;
+  std::vector<int64_t> scatterDimsToOperandDims;
+  int64_t indexVectorDim = 0;
+  std::vector<int64_t> inputBatchingDims;
+  std::vector<int64_t> scatterIndicesBatchingDims;
+  bool indicesAreSorted = false;
+  bool uniqueIndices = false;
+  bool operator==(const ScatterDimensionNumbers &) const = default;
+};
+
 /// All attributes an instruction may carry.
 struct Attributes {
   /// broadcast (operand dim i maps to result dim dimensions[i]), transpose
@@ -85,6 +99,7 @@ struct Attributes {
   int64_t featureGroupCount = 1;    // convolution
   int64_t batchGroupCount = 1;      // convolution
   GatherDimensionNumbers gather;    // gather
+  ScatterDimensionNumbers scatter;  // scatter
   ComparisonDirection direction = ComparisonDirection::EQ; // compare
   ReducerKind reducer = ReducerKind::Add; // reduce, reduce-window
   FusionKind fusionKind = FusionKind::Loop; // fusion

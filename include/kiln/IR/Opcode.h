@@ -107,14 +107,15 @@ bool isExpensive(Opcode opcode);
 bool isElementalInFusion(Opcode opcode);
 
 /// How many computations an instruction of `opcode` calls
-/// (Instruction::calledComputations): 0 for most opcodes; 1 for fusion and
-/// call; 2 for while (condition, then body); -1 for conditional, which
-/// calls one per branch (at least one).
+/// (Instruction::calledComputations): 0 for most opcodes; 1 for fusion,
+/// call and scatter (its scalar combiner, inlined per element); 2 for while
+/// (condition, then body); -1 for conditional, which calls one per branch (at
+/// least one).
 int calleeCount(Opcode opcode);
 
 /// Whether `opcode` runs its callees as whole computations, one call at a
 /// time, with buffers of their own (while, conditional, call), rather than
-/// fused into the caller's kernel (fusion).
+/// fused into the caller's kernel (fusion, scatter's combiner).
 bool callsSequentially(Opcode opcode);
 
 /// Whether `opcode` applies its callee (a computation of scalars) to
