@@ -175,8 +175,8 @@ std::optional<StateUpdate> stateUpdate(const ir::Computation &body,
   if (update->opcode() != Opcode::DynamicUpdateSlice)
     return std::nullopt;
   const Instruction *old = update->operand(0);
-  if (old->opcode() != Opcode::GetTupleElement || old->operand(0) != parameter ||
-      old->attrs().index != index)
+  if (old->opcode() != Opcode::GetTupleElement ||
+      old->operand(0) != parameter || old->attrs().index != index)
     return std::nullopt;
   for (size_t k = 1; k < update->operandCount(); ++k)
     if (update->operand(k) == old)

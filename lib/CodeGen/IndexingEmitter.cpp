@@ -156,8 +156,8 @@ Error emitDynamicUpdateSlice(EmitterContext &ctx,
     return starts.takeError();
   // A loop state update in place (buffer assignment) already holds the
   // operand: only the window is written.
-  bool inPlace = ctx.buffers().sameSlice({instruction.operand(0), -1},
-                                         {&instruction, -1});
+  bool inPlace =
+      ctx.buffers().sameSlice({instruction.operand(0), -1}, {&instruction, -1});
   if (!inPlace)
     if (Error e = copyOperand(ctx, instruction, 0, out))
       return e;
