@@ -14,6 +14,17 @@
 // a new value that is another written argument gets a staging slice above
 // everything else, used only during the final copies.
 //
+// Loop state updated in place: a while body whose root element i is a
+// dynamic-update-slice of its parameter's element i (a scan writing row t
+// of its [T, ...] output) writes straight into the loop state's slice i,
+// so only the window is written and the while copies nothing back. That
+// overwrites the old value, so every other read of it must run first: the
+// body's schedule is told so (MemoryModel::runsAfter). When a read cannot
+// run first (it depends on the update, or reads through a tuple, e.g. the
+// root passing the old value on as another element), the update keeps
+// its own arena value and the copy. A fusion whose root is the update is
+// not recognized (fusion never makes one today): it is copied as before.
+//
 //===----------------------------------------------------------------------===//
 #include "kiln/Analysis/BufferAssignment.h"
 #include "kiln/Analysis/ArenaPlacement.h"
@@ -24,6 +35,7 @@
 #include <algorithm>
 #include <fmt/format.h>
 #include <functional>
+#include <optional>
 #include <set>
 #include <tuple>
 
@@ -126,6 +138,83 @@ ValueRef BufferAssignment::resolve(ValueRef value) {
 
 namespace {
 
+/// Whether `value` reads `on`, transitively through operands.
+bool dependsOn(const Instruction *value, const Instruction *on) {
+  std::vector<const Instruction *> work{value};
+  std::set<const Instruction *> seen{value};
+  while (!work.empty()) {
+    const Instruction *next = work.back();
+    work.pop_back();
+    if (next == on)
+      return true;
+    for (const Instruction *operand : next->operands())
+      if (seen.insert(operand).second)
+        work.push_back(operand);
+  }
+  return false;
+}
+
+/// A while body's dynamic-update-slice that writes loop state element
+/// `index` in place, and the other reads of the old value, which must run
+/// before it.
+struct StateUpdate {
+  const Instruction *update = nullptr;
+  int64_t index = 0;
+  std::vector<const Instruction *> readsFirst;
+};
+
+/// Root element `index` of while body `body` as an in-place update, or
+/// nothing when it is not one or an old-value read cannot run before it.
+std::optional<StateUpdate> stateUpdate(const ir::Computation &body,
+                                       int64_t index) {
+  const Instruction *root = body.root();
+  const Instruction *parameter = body.parameter(0);
+  if (!parameter || root->opcode() != Opcode::Tuple)
+    return std::nullopt;
+  const Instruction *update = root->operand(size_t(index));
+  if (update->opcode() != Opcode::DynamicUpdateSlice)
+    return std::nullopt;
+  const Instruction *old = update->operand(0);
+  if (old->opcode() != Opcode::GetTupleElement ||
+      old->operand(0) != parameter || old->attrs().index != index)
+    return std::nullopt;
+  for (size_t k = 1; k < update->operandCount(); ++k)
+    if (update->operand(k) == old)
+      return std::nullopt; // also reads the old value as update or index
+  StateUpdate result{update, index, {}};
+  for (const Instruction *element : parameter->users()) {
+    // Any other use of the whole state (a tuple-shaped read) is opaque.
+    if (element->opcode() != Opcode::GetTupleElement)
+      return std::nullopt;
+    if (element->attrs().index != index)
+      continue;
+    for (const Instruction *reader : element->users()) {
+      if (reader == update)
+        continue;
+      // A tuple reads when its users (or the while's copy-back) run: it
+      // cannot be ordered; a reader of the update runs after it.
+      if (reader->opcode() == Opcode::Tuple || dependsOn(reader, update))
+        return std::nullopt;
+      if (std::find(result.readsFirst.begin(), result.readsFirst.end(),
+                    reader) == result.readsFirst.end())
+        result.readsFirst.push_back(reader);
+    }
+  }
+  return result;
+}
+
+/// Every in-place update of while body `body`.
+std::vector<StateUpdate> stateUpdates(const ir::Computation &body) {
+  std::vector<StateUpdate> updates;
+  const Instruction *root = body.root();
+  if (!root || root->opcode() != Opcode::Tuple)
+    return updates;
+  for (size_t i = 0; i < root->operandCount(); ++i)
+    if (std::optional<StateUpdate> update = stateUpdate(body, int64_t(i)))
+      updates.push_back(*update);
+  return updates;
+}
+
 /// The schedules of computations run by while and conditional.
 using CalleeSchedules =
     std::map<const ir::Computation *, std::vector<const Instruction *>>;
@@ -173,6 +262,10 @@ public:
   /// slices of the values they receive (loop state, branch operands).
   /// Runs top-down, after every shift, so outer aliases exist first.
   Error aliasCalleeParameters();
+  /// Makes this builder (a while body's) write `updates` in place.
+  void setStateUpdates(std::vector<StateUpdate> updates) {
+    stateUpdates_ = std::move(updates);
+  }
 
 private:
   Error classify(const Instruction *instruction);
@@ -195,6 +288,8 @@ private:
   Error classifyCallees(const Instruction *caller);
   void keepRootLive(int64_t end);
   Error aliasParameter(const ir::Computation &callee, ValueRef received);
+  const StateUpdate *stateUpdateOf(const Instruction *instruction) const;
+  void aliasStateUpdates();
 
   const ir::Computation &entry_;
   Role role_;
@@ -215,6 +310,7 @@ private:
   /// shiftBy can move them.
   std::vector<ValueRef> placed_;
   bool winograd_; // Winograd scratch for the convolutions that get it
+  std::vector<StateUpdate> stateUpdates_; // a while body's, in place
 };
 
 constexpr int64_t kCalleeBlockIndex = BufferAssignment::kCalleeBlockIndex;
@@ -241,6 +337,11 @@ Error Builder::classify(const Instruction *instruction) {
     return Error::success(); // aliases, no storage of their own
   default:
     break;
+  }
+  if (const StateUpdate *update = stateUpdateOf(instruction)) {
+    // Lives in the loop state's slice (aliasStateUpdates, once placed).
+    inPlace_[{instruction, -1}] = {entry_.parameter(0), update->index};
+    return Error::success();
   }
   if (!shape.isTuple()) {
     addArenaValue({instruction, -1}, shape.byteSize(), instruction);
@@ -273,7 +374,8 @@ Error Builder::classify(const Instruction *instruction) {
 Error Builder::classifyCallees(const Instruction *caller) {
   CalleeBlock &block = calleeBlocks_.emplace_back();
   block.caller = caller;
-  for (const ir::Computation *callee : caller->calledComputations()) {
+  const std::vector<ir::Computation *> &callees = caller->calledComputations();
+  for (const ir::Computation *callee : callees) {
     if (schedules_.count(callee))
       return makeError("buffer assignment: computation '{}' is run by more "
                        "than one instruction; clone it first (the "
@@ -282,6 +384,8 @@ Error Builder::classifyCallees(const Instruction *caller) {
     auto builder = std::make_unique<Builder>(
         *callee, Role::Callee, slices_, block.noResults, block.noWriteBacks,
         ranges_, inPlace_, schedules_, winograd_);
+    if (caller->opcode() == Opcode::While && callee == callees.back())
+      builder->setStateUpdates(stateUpdates(*callee)); // the body
     Totals totals;
     if (Error e = builder->run(schedules_[callee], {}, totals))
       return e;
@@ -342,11 +446,29 @@ Error Builder::aliasCalleeParameters() {
       if (Error e = aliasParameter(*callees[k], received))
         return e;
     }
-    for (auto &builder : block.builders)
+    for (auto &builder : block.builders) {
+      builder->aliasStateUpdates();
       if (Error e = builder->aliasCalleeParameters())
         return e;
+    }
   }
   return Error::success();
+}
+
+const StateUpdate *
+Builder::stateUpdateOf(const Instruction *instruction) const {
+  for (const StateUpdate &update : stateUpdates_)
+    if (update.update == instruction)
+      return &update;
+  return nullptr;
+}
+
+/// An in-place update takes the slice its body's parameter element has
+/// (the while's state element), so the while's copy-back skips it.
+void Builder::aliasStateUpdates() {
+  for (const StateUpdate &update : stateUpdates_)
+    slices_[{update.update, -1}] =
+        slices_.at({entry_.parameter(0), update.index});
 }
 
 /// A callee's root values are copied out (into the loop state or the
@@ -474,6 +596,8 @@ MemoryModel Builder::memoryModel() const {
     else
       model.defined[owner][value] = bytes;
   }
+  for (const StateUpdate &update : stateUpdates_)
+    model.runsAfter[update.update] = update.readsFirst;
   if (role_ == Role::Callee) { // keepRootLive
     std::vector<ValueRef> root;
     containedValues(entry_.root(), root);
@@ -760,6 +884,13 @@ std::pair<int64_t, int64_t> BufferAssignment::liveRange(ValueRef value) const {
   auto it = liveRanges_.find(resolve(value));
   return it == liveRanges_.end() ? std::pair<int64_t, int64_t>{-1, -1}
                                  : it->second;
+}
+
+bool BufferAssignment::sameSlice(ValueRef a, ValueRef b) const {
+  if (!hasSlice(a) || !hasSlice(b))
+    return false;
+  const BufferSlice &x = slice(a), &y = slice(b);
+  return x.kind == y.kind && x.index == y.index && x.offset == y.offset;
 }
 
 bool BufferAssignment::resultNeedsCopy(int64_t i) const {

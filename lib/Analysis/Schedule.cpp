@@ -119,6 +119,14 @@ Graph::Graph(const std::vector<const Instruction *> &instructions,
       appendUnique(operands_[i], o);
       appendUnique(users_[o], i);
     }
+    // Order-only edges count as operands: both strategies then honour them.
+    if (auto after = model.runsAfter.find(instruction);
+        after != model.runsAfter.end())
+      for (const Instruction *before : after->second) {
+        size_t o = index_.at(before);
+        appendUnique(operands_[i], o);
+        appendUnique(users_[o], i);
+      }
     // tuple and get-tuple-element only alias: their users read instead.
     if (isAlias(instruction))
       continue;
@@ -244,7 +252,8 @@ toInstructions(const Graph &graph, const std::vector<size_t> &order) {
 /// subgraphs counted once per path, saturating: only the ranking matters).
 std::vector<int64_t> subgraphBytes(const Graph &graph) {
   std::vector<int64_t> total(graph.size(), 0);
-  // Stored order is topological: operands come first.
+  // Stored order is topological for data operands; an order-only operand
+  // stored later counts as 0 (this is a ranking, not a bound).
   for (size_t i = 0; i < graph.size(); ++i) {
     int64_t sum = graph.transient(i);
     for (size_t v : graph.defines(i))
@@ -349,9 +358,25 @@ depthFirstSchedule(const ir::Computation &entry, const MemoryModel &model) {
   return toInstructions(graph, order);
 }
 
+/// Whether `order` runs every key of `model.runsAfter` after its list.
+static bool honoursRunsAfter(const std::vector<const Instruction *> &order,
+                             const MemoryModel &model) {
+  if (model.runsAfter.empty())
+    return true;
+  std::unordered_map<const Instruction *, size_t> position;
+  for (size_t i = 0; i < order.size(); ++i)
+    position[order[i]] = i;
+  for (const auto &[later, earlier] : model.runsAfter)
+    for (const Instruction *before : earlier)
+      if (position.at(before) > position.at(later))
+        return false;
+  return true;
+}
+
 Schedule scheduleForMemory(const ir::Computation &entry,
                            const MemoryModel &model) {
-  Schedule best{storedOrder(entry), 0, ScheduleStrategy::Stored};
+  // The list schedule always honours runsAfter; the stored order may not.
+  Schedule best{listSchedule(entry, model), 0, ScheduleStrategy::List};
   best.peakLiveBytes = peakLiveBytes(best.order, model);
   auto consider = [&](std::vector<const Instruction *> order,
                       ScheduleStrategy strategy) {
@@ -359,7 +384,13 @@ Schedule scheduleForMemory(const ir::Computation &entry,
     if (peak < best.peakLiveBytes)
       best = {std::move(order), peak, strategy};
   };
-  consider(listSchedule(entry, model), ScheduleStrategy::List);
+  if (std::vector<const Instruction *> stored = storedOrder(entry);
+      honoursRunsAfter(stored, model)) {
+    // Ties keep the stored order: it goes first when allowed.
+    int64_t peak = peakLiveBytes(stored, model);
+    if (peak <= best.peakLiveBytes)
+      best = {std::move(stored), peak, ScheduleStrategy::Stored};
+  }
   consider(depthFirstSchedule(entry, model), ScheduleStrategy::DepthFirst);
   return best;
 }

@@ -154,8 +154,13 @@ Error emitDynamicUpdateSlice(EmitterContext &ctx,
   auto starts = clampedStarts(ctx, instruction, 2, in.dims(), updateDims);
   if (!starts)
     return starts.takeError();
-  if (Error e = copyOperand(ctx, instruction, 0, out))
-    return e;
+  // A loop state update in place (buffer assignment) already holds the
+  // operand: only the window is written.
+  bool inPlace =
+      ctx.buffers().sameSlice({instruction.operand(0), -1}, {&instruction, -1});
+  if (!inPlace)
+    if (Error e = copyOperand(ctx, instruction, 0, out))
+      return e;
   auto &b = ctx.builder();
   return ctx.emitLoopNest(updateDims, [&](ArrayRef<Value *> u) -> Error {
     Expected<Value *> value = ctx.operandElement(instruction, 1, u);

@@ -207,3 +207,38 @@ TEST_CASE("schedules do not depend on where instructions live in memory",
   CHECK(names(depthFirstSchedule(*first->entry(), a)) ==
         names(depthFirstSchedule(*second->entry(), b)));
 }
+
+// runsAfter orders without data: here a2 must run after c2 (as an in-place
+// loop state update runs after the other reads of the old value). The
+// stored order runs a2 first, so it is no candidate; the list and
+// depth-first schedules both honour the edge, and so does the pick.
+TEST_CASE("every schedule honours runsAfter, and a stored order that does "
+          "not is never picked",
+          "[schedule]") {
+  auto module = parse(kBranches);
+  const ir::Computation &entry = *module->entry();
+  MemoryModel model =
+      unitModel(entry, {"a1", "b1", "c1", "a2", "b2", "c2", "s1"});
+  model.runsAfter[find(entry, "a2")] = {find(entry, "c2")};
+  auto before = [](const std::vector<const ir::Instruction *> &order,
+                   const std::string &first, const std::string &second) {
+    size_t a = order.size(), b = order.size();
+    for (size_t i = 0; i < order.size(); ++i) {
+      if (order[i]->name() == first)
+        a = i;
+      if (order[i]->name() == second)
+        b = i;
+    }
+    return a < b && b < order.size();
+  };
+  CHECK(before(listSchedule(entry, model), "c2", "a2"));
+  CHECK(before(depthFirstSchedule(entry, model), "c2", "a2"));
+  Schedule best = scheduleForMemory(entry, model);
+  CHECK(best.strategy != ScheduleStrategy::Stored);
+  CHECK(before(best.order, "c2", "a2"));
+  CHECK(best.order.size() == entry.instructions().size());
+  // Without the edge the list schedule runs a2 long before c2.
+  CHECK(before(listSchedule(entry, unitModel(entry, {"a1", "b1", "c1", "a2",
+                                                     "b2", "c2", "s1"})),
+               "a2", "c2"));
+}

@@ -159,9 +159,14 @@ public:
   /// Argument write-backs, in the order given to build().
   const std::vector<WriteBack> &writeBacks() const { return writeBacks_; }
 
+  /// Whether `a` and `b` both have slices and they start at the same place
+  /// (an in-place loop state update and the state element it updates).
+  bool sameSlice(ValueRef a, ValueRef b) const;
+
   /// "arena: ..." and "peak live: ..." lines, then one line per value:
   /// "%name: arena [offset, offset+bytes) live [a, b]";
-  /// an output-fusion contraction: "%name: in place in %fusion".
+  /// an output-fusion contraction: "%name: in place in %fusion"; a loop
+  /// state update: "%name: in place in %body_parameter{i}".
   std::string toString() const;
 
 private:
@@ -175,7 +180,8 @@ private:
   std::map<const ir::Computation *, std::vector<const ir::Instruction *>>
       calleeSchedules_;
   std::map<ValueRef, std::pair<int64_t, int64_t>> liveRanges_;
-  /// Output-fusion contractions -> the fusion whose output they share.
+  /// Output-fusion contractions -> the fusion whose output they share;
+  /// in-place loop state updates -> the body parameter element.
   std::map<ValueRef, ValueRef> inPlace_;
   Totals totals_;
 };

@@ -41,6 +41,12 @@ struct MemoryModel {
   /// Arena bytes needed only after the last instruction (write-back
   /// staging), counted at the position one past the end.
   int64_t endBytes = 0;
+  /// Order beyond data dependences: each key runs after every instruction
+  /// listed (a loop state element updated in place runs after every other
+  /// read of the element's old value). Every strategy honours it; buffer
+  /// assignment only asks for orders that exist (no cycles).
+  std::map<const ir::Instruction *, std::vector<const ir::Instruction *>>
+      runsAfter;
 };
 
 /// How a candidate order was made (for messages and tests).
@@ -62,8 +68,9 @@ struct Schedule {
 int64_t peakLiveBytes(const std::vector<const ir::Instruction *> &order,
                       const MemoryModel &model);
 
-/// The stored order of `entry`, the greedy list schedule and the depth-first
-/// schedule, each with its peak; the result is the one with the lowest peak
+/// The stored order of `entry` (when it honours `model.runsAfter`), the
+/// greedy list schedule and the depth-first schedule, each with its peak;
+/// the result is the one with the lowest peak
 /// (ties keep that order of preference, so the stored order stays unless
 /// another is strictly better). Deterministic: ties inside each strategy
 /// break on stored position, never on addresses.
