@@ -201,21 +201,29 @@ std::optional<ir::Literal> OnnxContext::attrTensor(std::string_view key) {
   return std::move(*literal);
 }
 
-std::optional<std::vector<Value>>
-OnnxContext::inlineSubgraph(std::string_view key,
-                            const std::vector<Value> &inputs) {
+const onnxpb::GraphProto *
+OnnxContext::subgraphAttribute(std::string_view key, size_t inputCount) {
   const auto *a = attr(key, onnxpb::AttributeProto::GRAPH);
   if (!a) {
     if (builder_.ok())
       fail(fmt::format("expected a graph attribute '{}'", key));
-    return std::nullopt;
+    return nullptr;
   }
-  const onnxpb::GraphProto &body = a->g();
-  if (size_t(body.input_size()) != inputs.size()) {
+  if (size_t(a->g().input_size()) != inputCount) {
     fail(fmt::format("subgraph '{}' declares {} inputs but the node passes {}",
-                     key, body.input_size(), inputs.size()));
-    return std::nullopt;
+                     key, a->g().input_size(), inputCount));
+    return nullptr;
   }
+  return &a->g();
+}
+
+std::optional<std::vector<Value>>
+OnnxContext::inlineSubgraph(std::string_view key,
+                            const std::vector<Value> &inputs) {
+  const onnxpb::GraphProto *graph = subgraphAttribute(key, inputs.size());
+  if (!graph)
+    return std::nullopt;
+  const onnxpb::GraphProto &body = *graph;
   if (!graph_.countInlinedSubgraph()) {
     fail(fmt::format("the model inlines more than {} If branches in total "
                      "(Ifs with a constant condition nested in each other "

@@ -106,6 +106,11 @@ public:
   buildSubgraph(std::string_view key, const std::vector<ir::Shape> &inputShapes,
                 std::string_view role) override;
 
+  /// The graph attribute `key` of a node passing it `inputCount` inputs, or
+  /// null after failing with why not (Onnx{Graph,Subgraph}.cpp).
+  const onnxpb::GraphProto *subgraphAttribute(std::string_view key,
+                                              size_t inputCount);
+
   /// Index of the first wanted output the lowering did not set, or -1.
   int64_t firstMissingOutput() const;
   /// The index of the last output the lowering set, or -1.

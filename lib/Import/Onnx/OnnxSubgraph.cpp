@@ -91,18 +91,10 @@ std::optional<OnnxNodeContext::Subgraph>
 OnnxContext::buildSubgraph(std::string_view key,
                            const std::vector<ir::Shape> &inputShapes,
                            std::string_view role) {
-  const auto *a = attr(key, onnxpb::AttributeProto::GRAPH);
-  if (!a) {
-    if (builder_.ok())
-      fail(fmt::format("expected a graph attribute '{}'", key));
+  const onnxpb::GraphProto *graph = subgraphAttribute(key, inputShapes.size());
+  if (!graph)
     return std::nullopt;
-  }
-  const onnxpb::GraphProto &body = a->g();
-  if (size_t(body.input_size()) != inputShapes.size()) {
-    fail(fmt::format("subgraph '{}' declares {} inputs but the node passes {}",
-                     key, body.input_size(), inputShapes.size()));
-    return std::nullopt;
-  }
+  const onnxpb::GraphProto &body = *graph;
   ir::Module *module = builder_.computation().parent();
   if (!module) {
     fail("internal error: the graph's computation is not in a module");
