@@ -14,19 +14,13 @@
 // a new value that is another written argument gets a staging slice above
 // everything else, used only during the final copies.
 //
-// Loop state updated in place: a while body whose root element i is a
-// dynamic-update-slice of its parameter's element i (a scan writing row t
-// of its [T, ...] output) writes straight into the loop state's slice i,
-// so only the window is written and the while copies nothing back. That
-// overwrites the old value, so every other read of it must run first: the
-// body's schedule is told so (MemoryModel::runsAfter). When a read cannot
-// run first (it depends on the update, or reads through a tuple, e.g. the
-// root passing the old value on as another element), the update keeps
-// its own arena value and the copy. A fusion whose root is the update is
-// not recognized (fusion never makes one today): it is copied as before.
+// The computations a while or conditional runs are assigned by Builders of
+// their own (BufferAssignmentCallees.cpp), and a while body's in-place
+// updates of its loop state come from LoopStateUpdates.cpp.
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Analysis/BufferAssignment.h"
+#include "BufferAssignmentBuilder.h"
 #include "kiln/Analysis/ArenaPlacement.h"
 #include "kiln/Analysis/Schedule.h"
 #include "kiln/Analysis/Winograd.h"
@@ -136,185 +130,7 @@ ValueRef BufferAssignment::resolve(ValueRef value) {
   return resolveValue(value);
 }
 
-namespace {
-
-/// Whether `value` reads `on`, transitively through operands.
-bool dependsOn(const Instruction *value, const Instruction *on) {
-  std::vector<const Instruction *> work{value};
-  std::set<const Instruction *> seen{value};
-  while (!work.empty()) {
-    const Instruction *next = work.back();
-    work.pop_back();
-    if (next == on)
-      return true;
-    for (const Instruction *operand : next->operands())
-      if (seen.insert(operand).second)
-        work.push_back(operand);
-  }
-  return false;
-}
-
-/// A while body's dynamic-update-slice that writes loop state element
-/// `index` in place, and the other reads of the old value, which must run
-/// before it.
-struct StateUpdate {
-  const Instruction *update = nullptr;
-  int64_t index = 0;
-  std::vector<const Instruction *> readsFirst;
-};
-
-/// Root element `index` of while body `body` as an in-place update, or
-/// nothing when it is not one or an old-value read cannot run before it.
-std::optional<StateUpdate> stateUpdate(const ir::Computation &body,
-                                       int64_t index) {
-  const Instruction *root = body.root();
-  const Instruction *parameter = body.parameter(0);
-  if (!parameter || root->opcode() != Opcode::Tuple)
-    return std::nullopt;
-  const Instruction *update = root->operand(size_t(index));
-  if (update->opcode() != Opcode::DynamicUpdateSlice)
-    return std::nullopt;
-  const Instruction *old = update->operand(0);
-  if (old->opcode() != Opcode::GetTupleElement ||
-      old->operand(0) != parameter || old->attrs().index != index)
-    return std::nullopt;
-  for (size_t k = 1; k < update->operandCount(); ++k)
-    if (update->operand(k) == old)
-      return std::nullopt; // also reads the old value as update or index
-  StateUpdate result{update, index, {}};
-  for (const Instruction *element : parameter->users()) {
-    // Any other use of the whole state (a tuple-shaped read) is opaque.
-    if (element->opcode() != Opcode::GetTupleElement)
-      return std::nullopt;
-    if (element->attrs().index != index)
-      continue;
-    for (const Instruction *reader : element->users()) {
-      if (reader == update)
-        continue;
-      // A tuple reads when its users (or the while's copy-back) run: it
-      // cannot be ordered; a reader of the update runs after it.
-      if (reader->opcode() == Opcode::Tuple || dependsOn(reader, update))
-        return std::nullopt;
-      if (std::find(result.readsFirst.begin(), result.readsFirst.end(),
-                    reader) == result.readsFirst.end())
-        result.readsFirst.push_back(reader);
-    }
-  }
-  return result;
-}
-
-/// Every in-place update of while body `body`.
-std::vector<StateUpdate> stateUpdates(const ir::Computation &body) {
-  std::vector<StateUpdate> updates;
-  const Instruction *root = body.root();
-  if (!root || root->opcode() != Opcode::Tuple)
-    return updates;
-  for (size_t i = 0; i < root->operandCount(); ++i)
-    if (std::optional<StateUpdate> update = stateUpdate(body, int64_t(i)))
-      updates.push_back(*update);
-  return updates;
-}
-
-/// The schedules of computations run by while and conditional.
-using CalleeSchedules =
-    std::map<const ir::Computation *, std::vector<const Instruction *>>;
-
-class Builder;
-
-/// The computations one while or conditional runs, each assigned by a
-/// Builder of its own into one arena block: `block` (when any callee needs
-/// arena bytes), live only at the caller's position. Conditions and bodies
-/// run one after the other, and only one branch runs, so they share it.
-struct CalleeBlock {
-  const Instruction *caller = nullptr;
-  std::vector<std::unique_ptr<Builder>> builders;
-  int64_t bytes = 0;
-  // A callee has no results or write-backs of its own.
-  std::vector<ValueRef> noResults;
-  std::vector<WriteBack> noWriteBacks;
-};
-
-/// Builds everything for one computation (the entry, or a callee run by
-/// while or conditional, recursively); kept out of the public class to keep
-/// it small.
-class Builder {
-public:
-  enum class Role { Entry, Callee };
-
-  Builder(const ir::Computation &entry, Role role,
-          std::map<ValueRef, BufferSlice> &slices,
-          std::vector<ValueRef> &results, std::vector<WriteBack> &writeBacks,
-          std::map<ValueRef, std::pair<int64_t, int64_t>> &ranges,
-          std::map<ValueRef, ValueRef> &inPlace, CalleeSchedules &schedules,
-          bool winograd)
-      : entry_(entry), role_(role), slices_(slices), results_(results),
-        writeBacks_(writeBacks), ranges_(ranges), inPlace_(inPlace),
-        schedules_(schedules), winograd_(winograd) {}
-
-  /// Fills `schedule` and the totals.
-  Error run(std::vector<const Instruction *> &schedule,
-            const std::vector<ArgWriteBack> &specs, Totals &totals);
-
-  /// Moves every arena slice this builder and its callees placed up by
-  /// `offset` (a callee's block is placed by its caller, after the callee).
-  void shiftBy(int64_t offset);
-  /// Gives the parameters of every callee below this computation the
-  /// slices of the values they receive (loop state, branch operands).
-  /// Runs top-down, after every shift, so outer aliases exist first.
-  Error aliasCalleeParameters();
-  /// Makes this builder (a while body's) write `updates` in place.
-  void setStateUpdates(std::vector<StateUpdate> updates) {
-    stateUpdates_ = std::move(updates);
-  }
-
-private:
-  Error classify(const Instruction *instruction);
-  void addArenaValue(ValueRef value, int64_t bytes, const Instruction *owner);
-  void addPackingScratch(const Instruction *dot, const Instruction &rhs,
-                         const Instruction *owner);
-  Error checkArenaFitsInt64() const;
-  MemoryModel memoryModel() const;
-  void setLiveRanges(const std::vector<const Instruction *> &schedule);
-  void computeLastUses(const std::vector<const Instruction *> &schedule);
-  Error splitRoot(const std::vector<ArgWriteBack> &specs);
-  void assignResults();
-  void keepWriteBacksLive(int64_t end);
-  bool needsStaging(const WriteBack &writeBack) const;
-  int64_t placeStaging(int64_t arenaBytes);
-  Error classifyFusion(const Instruction *fusion);
-  int64_t placeArena();
-  std::pair<int64_t, int64_t> peakLiveBytes(int64_t end) const;
-  void aliasFusionRoots();
-  Error classifyCallees(const Instruction *caller);
-  void keepRootLive(int64_t end);
-  Error aliasParameter(const ir::Computation &callee, ValueRef received);
-  const StateUpdate *stateUpdateOf(const Instruction *instruction) const;
-  void aliasStateUpdates();
-
-  const ir::Computation &entry_;
-  Role role_;
-  std::map<ValueRef, BufferSlice> &slices_;
-  std::vector<ValueRef> &results_;
-  std::vector<WriteBack> &writeBacks_;
-  std::map<ValueRef, std::pair<int64_t, int64_t>> &ranges_;
-  std::vector<ValueRef> arenaOrder_; // candidates in discovery order
-  std::set<ValueRef> fixedRange_;    // fused values: live only in the fusion
-  /// The entry instruction that makes each candidate live: itself, or the
-  /// fusion or dot it belongs to.
-  std::map<ValueRef, const Instruction *> owner_;
-  std::vector<const Instruction *> fusions_;
-  std::map<ValueRef, ValueRef> &inPlace_; // contraction -> its fusion
-  CalleeSchedules &schedules_;
-  std::vector<CalleeBlock> calleeBlocks_;
-  /// Every value whose slice this builder (or a callee's) wrote, so
-  /// shiftBy can move them.
-  std::vector<ValueRef> placed_;
-  bool winograd_; // Winograd scratch for the convolutions that get it
-  std::vector<StateUpdate> stateUpdates_; // a while body's, in place
-};
-
-constexpr int64_t kCalleeBlockIndex = BufferAssignment::kCalleeBlockIndex;
-} // namespace
+namespace buffers {
 
 Error Builder::classify(const Instruction *instruction) {
   const ir::Shape &shape = instruction->shape();
@@ -366,121 +182,6 @@ Error Builder::classify(const Instruction *instruction) {
   if (ir::callsSequentially(instruction->opcode()))
     return classifyCallees(instruction);
   return Error::success();
-}
-
-/// Assigns each callee of a while or conditional on its own (recursively),
-/// and reserves the largest of their arenas as one block live only while
-/// `caller` runs.
-Error Builder::classifyCallees(const Instruction *caller) {
-  CalleeBlock &block = calleeBlocks_.emplace_back();
-  block.caller = caller;
-  const std::vector<ir::Computation *> &callees = caller->calledComputations();
-  for (const ir::Computation *callee : callees) {
-    if (schedules_.count(callee))
-      return makeError("buffer assignment: computation '{}' is run by more "
-                       "than one instruction; clone it first (the "
-                       "flatten-call-graph pass)",
-                       callee->name());
-    auto builder = std::make_unique<Builder>(
-        *callee, Role::Callee, slices_, block.noResults, block.noWriteBacks,
-        ranges_, inPlace_, schedules_, winograd_);
-    if (caller->opcode() == Opcode::While && callee == callees.back())
-      builder->setStateUpdates(stateUpdates(*callee)); // the body
-    Totals totals;
-    if (Error e = builder->run(schedules_[callee], {}, totals))
-      return e;
-    block.bytes = std::max(block.bytes, totals.arenaBytes);
-    block.builders.push_back(std::move(builder));
-  }
-  if (block.bytes > 0) {
-    ValueRef value{caller, kCalleeBlockIndex};
-    addArenaValue(value, block.bytes, caller);
-    fixedRange_.insert(value);
-  }
-  return Error::success();
-}
-
-void Builder::shiftBy(int64_t offset) {
-  for (ValueRef value : placed_) {
-    BufferSlice &slice = slices_.at(value);
-    if (slice.kind == BufferKind::Arena)
-      slice.offset += offset;
-  }
-}
-
-/// `callee`'s parameter 0 receives `received` (an array, or a tuple whose
-/// elements each have a slice): the parameter's values take those slices.
-Error Builder::aliasParameter(const ir::Computation &callee,
-                              ValueRef received) {
-  const Instruction *parameter = callee.parameter(0);
-  if (!parameter)
-    return Error::success();
-  const ir::Shape &shape = parameter->shape();
-  if (!shape.isTuple()) {
-    slices_[{parameter, -1}] = slices_.at(resolveValue(received));
-    return Error::success();
-  }
-  for (size_t i = 0; i < shape.tupleElements().size(); ++i) {
-    if (shape.tupleElements()[i].isTuple())
-      return makeError("buffer assignment: parameter '{}' of '{}' has a "
-                       "nested tuple element",
-                       parameter->name(), callee.name());
-    ValueRef element = received.tupleIndex < 0
-                           ? ValueRef{received.instruction, int64_t(i)}
-                           : received;
-    slices_[{parameter, int64_t(i)}] = slices_.at(resolveValue(element));
-  }
-  return Error::success();
-}
-
-Error Builder::aliasCalleeParameters() {
-  for (CalleeBlock &block : calleeBlocks_) {
-    const Instruction *caller = block.caller;
-    const std::vector<ir::Computation *> &callees = caller->calledComputations();
-    for (size_t k = 0; k < callees.size(); ++k) {
-      // A while's condition and body both see the loop state (the while's
-      // own slices); branch k sees operand k + 1.
-      ValueRef received = caller->opcode() == Opcode::While
-                              ? ValueRef{caller, -1}
-                              : ValueRef{caller->operand(k + 1), -1};
-      if (Error e = aliasParameter(*callees[k], received))
-        return e;
-    }
-    for (auto &builder : block.builders) {
-      builder->aliasStateUpdates();
-      if (Error e = builder->aliasCalleeParameters())
-        return e;
-    }
-  }
-  return Error::success();
-}
-
-const StateUpdate *
-Builder::stateUpdateOf(const Instruction *instruction) const {
-  for (const StateUpdate &update : stateUpdates_)
-    if (update.update == instruction)
-      return &update;
-  return nullptr;
-}
-
-/// An in-place update takes the slice its body's parameter element has
-/// (the while's state element), so the while's copy-back skips it.
-void Builder::aliasStateUpdates() {
-  for (const StateUpdate &update : stateUpdates_)
-    slices_[{update.update, -1}] =
-        slices_.at({entry_.parameter(0), update.index});
-}
-
-/// A callee's root values are copied out (into the loop state or the
-/// conditional's result) after its last instruction, so they stay live.
-void Builder::keepRootLive(int64_t end) {
-  std::vector<ValueRef> root;
-  containedValues(entry_.root(), root);
-  for (ValueRef value : root) {
-    auto range = ranges_.find(value);
-    if (range != ranges_.end() && !fixedRange_.count(value))
-      range->second.second = end;
-  }
 }
 
 /// Scratch of a dot (run-time packing) or of a Winograd convolution (its
@@ -845,6 +546,8 @@ Error Builder::run(std::vector<const Instruction *> &schedule,
   return Error::success();
 }
 
+} // namespace buffers
+
 Expected<BufferAssignment>
 BufferAssignment::build(const ir::Module &module,
                         const std::vector<ArgWriteBack> &writeBacks,
@@ -854,9 +557,10 @@ BufferAssignment::build(const ir::Module &module,
     return makeError("buffer assignment: module '{}' has no entry computation",
                      module.name());
   BufferAssignment result;
-  Builder builder(*entry, Builder::Role::Entry, result.slices_,
-                  result.results_, result.writeBacks_, result.liveRanges_,
-                  result.inPlace_, result.calleeSchedules_, winograd);
+  buffers::Builder builder(*entry, buffers::Builder::Role::Entry,
+                           result.slices_, result.results_, result.writeBacks_,
+                           result.liveRanges_, result.inPlace_,
+                           result.calleeSchedules_, winograd);
   if (Error e = builder.run(result.schedule_, writeBacks, result.totals_))
     return e;
   if (Error e = builder.aliasCalleeParameters())
@@ -899,7 +603,7 @@ bool BufferAssignment::resultNeedsCopy(int64_t i) const {
 }
 
 static std::string valueName(ValueRef value) {
-  if (value.tupleIndex == kCalleeBlockIndex)
+  if (value.tupleIndex == BufferAssignment::kCalleeBlockIndex)
     return "%" + value.instruction->name() + " (callee block)";
   if (value.tupleIndex == BufferAssignment::kScratchIndex)
     return "%" + value.instruction->name() +

@@ -1,0 +1,141 @@
+//===- BufferAssignmentBuilder.h - Assigning one computation -----*- C++ -*-===//
+//
+// Internal to lib/Analysis: the Builder that assigns the buffers of one
+// computation (the entry, or recursively a computation a while or
+// conditional runs), split over BufferAssignment.cpp (classification,
+// live ranges, placement) and BufferAssignmentCallees.cpp (callee blocks,
+// parameters aliasing the loop state and branch operands), and the loop
+// state updates a while body makes in place (LoopStateUpdates.cpp).
+//
+//===----------------------------------------------------------------------===//
+#ifndef KILN_LIB_ANALYSIS_BUFFERASSIGNMENTBUILDER_H
+#define KILN_LIB_ANALYSIS_BUFFERASSIGNMENTBUILDER_H
+
+#include "kiln/Analysis/BufferAssignment.h"
+#include "kiln/Analysis/Schedule.h"
+
+#include <map>
+#include <memory>
+#include <set>
+#include <vector>
+
+namespace kiln::analysis::buffers {
+
+using ir::Instruction;
+
+/// A while body's dynamic-update-slice that writes loop state element
+/// `index` in place, and the other reads of the old value, which must run
+/// before it.
+struct StateUpdate {
+  const Instruction *update = nullptr;
+  int64_t index = 0;
+  std::vector<const Instruction *> readsFirst;
+};
+
+/// Every root element of while body `body` that a dynamic-update-slice
+/// can write in place (LoopStateUpdates.cpp).
+std::vector<StateUpdate> stateUpdates(const ir::Computation &body);
+
+/// The schedules of computations run by while and conditional.
+using CalleeSchedules =
+    std::map<const ir::Computation *, std::vector<const Instruction *>>;
+
+class Builder;
+
+/// The computations one while or conditional runs, each assigned by a
+/// Builder of its own into one arena block: `block` (when any callee needs
+/// arena bytes), live only at the caller's position. Conditions and bodies
+/// run one after the other, and only one branch runs, so they share it.
+struct CalleeBlock {
+  const Instruction *caller = nullptr;
+  std::vector<std::unique_ptr<Builder>> builders;
+  int64_t bytes = 0;
+  // A callee has no results or write-backs of its own.
+  std::vector<ValueRef> noResults;
+  std::vector<WriteBack> noWriteBacks;
+};
+
+/// Builds everything for one computation (the entry, or a callee run by
+/// while or conditional, recursively); kept out of the public class to keep
+/// it small.
+class Builder {
+public:
+  enum class Role { Entry, Callee };
+
+  Builder(const ir::Computation &entry, Role role,
+          std::map<ValueRef, BufferSlice> &slices,
+          std::vector<ValueRef> &results, std::vector<WriteBack> &writeBacks,
+          std::map<ValueRef, std::pair<int64_t, int64_t>> &ranges,
+          std::map<ValueRef, ValueRef> &inPlace, CalleeSchedules &schedules,
+          bool winograd)
+      : entry_(entry), role_(role), slices_(slices), results_(results),
+        writeBacks_(writeBacks), ranges_(ranges), inPlace_(inPlace),
+        schedules_(schedules), winograd_(winograd) {}
+
+  /// Fills `schedule` and the totals.
+  Error run(std::vector<const Instruction *> &schedule,
+            const std::vector<ArgWriteBack> &specs, Totals &totals);
+
+  /// Moves every arena slice this builder and its callees placed up by
+  /// `offset` (a callee's block is placed by its caller, after the callee).
+  void shiftBy(int64_t offset);
+  /// Gives the parameters of every callee below this computation the
+  /// slices of the values they receive (loop state, branch operands).
+  /// Runs top-down, after every shift, so outer aliases exist first.
+  Error aliasCalleeParameters();
+  /// Makes this builder (a while body's) write `updates` in place.
+  void setStateUpdates(std::vector<StateUpdate> updates) {
+    stateUpdates_ = std::move(updates);
+  }
+
+private:
+  Error classify(const Instruction *instruction);
+  void addArenaValue(ValueRef value, int64_t bytes, const Instruction *owner);
+  void addPackingScratch(const Instruction *dot, const Instruction &rhs,
+                         const Instruction *owner);
+  Error checkArenaFitsInt64() const;
+  MemoryModel memoryModel() const;
+  void setLiveRanges(const std::vector<const Instruction *> &schedule);
+  void computeLastUses(const std::vector<const Instruction *> &schedule);
+  Error splitRoot(const std::vector<ArgWriteBack> &specs);
+  void assignResults();
+  void keepWriteBacksLive(int64_t end);
+  bool needsStaging(const WriteBack &writeBack) const;
+  int64_t placeStaging(int64_t arenaBytes);
+  Error classifyFusion(const Instruction *fusion);
+  int64_t placeArena();
+  std::pair<int64_t, int64_t> peakLiveBytes(int64_t end) const;
+  void aliasFusionRoots();
+  Error classifyCallees(const Instruction *caller);
+  void keepRootLive(int64_t end);
+  Error aliasParameter(const ir::Computation &callee, ValueRef received);
+  const StateUpdate *stateUpdateOf(const Instruction *instruction) const;
+  void aliasStateUpdates();
+
+  const ir::Computation &entry_;
+  Role role_;
+  std::map<ValueRef, BufferSlice> &slices_;
+  std::vector<ValueRef> &results_;
+  std::vector<WriteBack> &writeBacks_;
+  std::map<ValueRef, std::pair<int64_t, int64_t>> &ranges_;
+  std::vector<ValueRef> arenaOrder_; // candidates in discovery order
+  std::set<ValueRef> fixedRange_;    // fused values: live only in the fusion
+  /// The entry instruction that makes each candidate live: itself, or the
+  /// fusion or dot it belongs to.
+  std::map<ValueRef, const Instruction *> owner_;
+  std::vector<const Instruction *> fusions_;
+  std::map<ValueRef, ValueRef> &inPlace_; // contraction -> its fusion
+  CalleeSchedules &schedules_;
+  std::vector<CalleeBlock> calleeBlocks_;
+  /// Every value whose slice this builder (or a callee's) wrote, so
+  /// shiftBy can move them.
+  std::vector<ValueRef> placed_;
+  bool winograd_; // Winograd scratch for the convolutions that get it
+  std::vector<StateUpdate> stateUpdates_; // a while body's, in place
+};
+
+constexpr int64_t kCalleeBlockIndex = BufferAssignment::kCalleeBlockIndex;
+
+} // namespace kiln::analysis::buffers
+
+#endif // KILN_LIB_ANALYSIS_BUFFERASSIGNMENTBUILDER_H
