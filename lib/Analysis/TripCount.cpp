@@ -1,5 +1,6 @@
 //===- TripCount.cpp - How many times a while runs its body ---------------===//
 #include "kiln/Analysis/TripCount.h"
+#include "kiln/IR/Compare.h"
 
 #include "kiln/IR/Computation.h"
 
@@ -90,23 +91,11 @@ ComparisonDirection mirrored(ComparisonDirection direction) {
   }
 }
 
-bool holds(int64_t a, ComparisonDirection direction, int64_t b) {
-  switch (direction) {
-  case ComparisonDirection::EQ: return a == b;
-  case ComparisonDirection::NE: return a != b;
-  case ComparisonDirection::LT: return a < b;
-  case ComparisonDirection::LE: return a <= b;
-  case ComparisonDirection::GT: return a > b;
-  case ComparisonDirection::GE: return a >= b;
-  }
-  return false;
-}
-
 /// Iterations of `i = start; while (i DIR limit) i += step;`, or nullopt
 /// when it never ends or the count does not fit.
 std::optional<int64_t> countIterations(int64_t start, ComparisonDirection direction,
                                        int64_t limit, int64_t step) {
-  if (!holds(start, direction, limit))
+  if (!ir::compareHolds(direction, start, limit))
     return 0;
   // __int128 keeps the distance exact for any pair of int64 values.
   __int128 distance = __int128(limit) - start;

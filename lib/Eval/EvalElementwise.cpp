@@ -10,6 +10,7 @@
 #include "EvalInternal.h"
 #include "EvalScalarOps.h"
 
+#include "kiln/IR/Compare.h"
 #include "kiln/IR/Instruction.h"
 
 namespace kiln::eval::detail {
@@ -120,18 +121,6 @@ Error runBinary(const Instruction &inst, const Operands &ops, Literal &out) {
   });
 }
 
-/// IEEE comparisons: every ordered comparison with NaN is false, NE is true.
-template <typename C> bool compareValues(ComparisonDirection dir, C a, C b) {
-  switch (dir) {
-  case ComparisonDirection::EQ: return a == b;
-  case ComparisonDirection::NE: return a != b;
-  case ComparisonDirection::LT: return a < b;
-  case ComparisonDirection::LE: return a <= b;
-  case ComparisonDirection::GT: return a > b;
-  case ComparisonDirection::GE: return a >= b;
-  }
-  return false;
-}
 
 Error runCompare(const Instruction &inst, const Operands &ops, Literal &out) {
   const Literal &lhs = *ops[0], &rhs = *ops[1];
@@ -144,9 +133,9 @@ Error runCompare(const Instruction &inst, const Operands &ops, Literal &out) {
     constexpr DType kType = decltype(tag)::value;
     for (int64_t i = 0, n = out.numElements(); i < n; ++i)
       store<DType::Pred>(out, i,
-                         compareValues(dir,
-                                       load<kType>(lhs, operandIndex(lhs, i)),
-                                       load<kType>(rhs, operandIndex(rhs, i))));
+                         ir::compareHolds(dir,
+                                          load<kType>(lhs, operandIndex(lhs, i)),
+                                          load<kType>(rhs, operandIndex(rhs, i))));
     return Error::success();
   });
 }
