@@ -197,7 +197,8 @@ const KernelEntry kSpecialKernels[] = {
 // ExpOp in EvalScalarOps.h); only those structs are instantiated.
 template <typename Op, ir::OpcodeKind Kind, ir::ResultDType Result>
 constexpr Kernel genericKernel() {
-  if constexpr (Result != ir::ResultDType::Operand)
+  if constexpr (Result != ir::ResultDType::Operand ||
+                requires { Op::kOwnKernel; })
     return nullptr;
   else if constexpr (Kind == ir::OpcodeKind::ElementwiseUnary)
     return runUnary<Op>;

@@ -164,9 +164,10 @@ struct CopyOp : AnyType {
   template <typename C> static C apply(C x) { return x; }
 };
 /// reduce-precision needs its attributes and the value's bits: it runs its
-/// own kernel (EvalReducePrecision.cpp), never a scalar function.
+/// own kernel (EvalReducePrecision.cpp), never a scalar function, so the
+/// generic kernels are not instantiated for it (kOwnKernel).
 struct ReducePrecisionOp {
-  template <typename C> static constexpr bool supports = false;
+  static constexpr bool kOwnKernel = true;
 };
 
 //===----------------------------------------------------------------------===//
