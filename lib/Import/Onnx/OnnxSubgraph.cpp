@@ -15,6 +15,7 @@
 //
 //===----------------------------------------------------------------------===//
 #include "Onnx/OnnxGraph.h"
+#include "Onnx/OnnxWhile.h"
 
 #include "kiln/IR/Module.h"
 
@@ -63,19 +64,6 @@ std::vector<std::string> outerNames(const onnxpb::GraphProto &graph) {
     if (!defined.count(name))
       names.push_back(name);
   return names;
-}
-
-/// `text` reduced to the characters HLO names allow.
-std::string computationName(const std::string &text) {
-  std::string name;
-  for (char c : text)
-    name += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
-                    c == '.' || c == '-'
-                ? c
-                : '_';
-  if (name.empty() || std::isdigit(static_cast<unsigned char>(name[0])))
-    name = "node_" + name;
-  return name;
 }
 
 } // namespace

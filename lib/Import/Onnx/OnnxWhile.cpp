@@ -7,15 +7,30 @@
 
 #include <fmt/format.h>
 
+#include <cctype>
 #include <memory>
 
 namespace kiln::import::onnx {
+
+std::string computationName(const std::string &text) {
+  std::string name;
+  for (char c : text)
+    name += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
+                    c == '.' || c == '-'
+                ? c
+                : '_';
+  // Names start with a letter or '_': an unnamed node's ".cond" too.
+  if (name.empty() ||
+      !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_'))
+    name = "node_" + name;
+  return name;
+}
 
 /// A new, empty computation of the module, placed before the one `b` builds
 /// (callees are printed first).
 ir::Computation *newComputation(GraphBuilder &b, const std::string &name) {
   ir::Module *module = b.computation().parent();
-  std::string unique = module->uniqueName(name);
+  std::string unique = module->uniqueName(computationName(name));
   return module->addComputationBefore(std::make_unique<ir::Computation>(unique),
                                       &b.computation());
 }
