@@ -136,6 +136,13 @@ public:
   static std::optional<std::vector<double>> constantDoubles(Value x);
 
 private:
+  /// The result shape of `opcode` on `operands`, or nullopt after
+  /// recording why (a null operand, a shape rule's error; or an earlier
+  /// failure).
+  std::optional<ir::Shape>
+  resultShape(ir::Opcode opcode, const std::vector<Value> &operands,
+              const ir::Attributes &attrs, const ir::Shape &declared,
+              const std::vector<ir::Computation *> &callees);
   Value fold(Value instruction);
   /// Records the current source node on `instruction`; returns it.
   Value stamp(Value instruction);

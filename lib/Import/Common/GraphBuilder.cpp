@@ -98,21 +98,36 @@ bool GraphBuilder::hostTableFits(std::string_view what,
   return true;
 }
 
-Value GraphBuilder::add(Opcode opcode, std::vector<Value> operands,
-                        ir::Attributes attrs, ir::Shape declared) {
+std::optional<ir::Shape>
+GraphBuilder::resultShape(Opcode opcode, const std::vector<Value> &operands,
+                          const ir::Attributes &attrs, const ir::Shape &declared,
+                          const std::vector<ir::Computation *> &callees) {
   if (failed_)
-    return nullptr;
+    return std::nullopt;
   std::vector<ir::Shape> shapes;
   for (Value operand : operands) {
-    if (!operand)
-      return fail("internal error: null operand");
+    if (!operand) {
+      fail("internal error: null operand");
+      return std::nullopt;
+    }
     shapes.push_back(operand->shape());
   }
+  std::vector<const ir::Computation *> called(callees.begin(), callees.end());
   Expected<ir::Shape> shape =
-      ir::inferShape(opcode, shapes, attrs, declared, nullptr);
+      ir::inferShape(opcode, shapes, attrs, declared, called);
+  if (!shape) {
+    fail(fmt::format("{}: {}", ir::opcodeName(opcode), shape.errorMessage()));
+    return std::nullopt;
+  }
+  return std::move(*shape);
+}
+
+Value GraphBuilder::add(Opcode opcode, std::vector<Value> operands,
+                        ir::Attributes attrs, ir::Shape declared) {
+  std::optional<ir::Shape> shape =
+      resultShape(opcode, operands, attrs, declared, {});
   if (!shape)
-    return fail(fmt::format("{}: {}", ir::opcodeName(opcode),
-                            shape.errorMessage()));
+    return nullptr;
   Value instruction = computation_.add(opcode, std::move(*shape),
                                        std::move(operands), std::move(attrs));
   return stamp(fold(instruction));
@@ -121,20 +136,10 @@ Value GraphBuilder::add(Opcode opcode, std::vector<Value> operands,
 Value GraphBuilder::addCalling(Opcode opcode, std::vector<Value> operands,
                                std::vector<ir::Computation *> callees,
                                ir::Attributes attrs) {
-  if (failed_)
-    return nullptr;
-  std::vector<ir::Shape> shapes;
-  for (Value operand : operands) {
-    if (!operand)
-      return fail("internal error: null operand");
-    shapes.push_back(operand->shape());
-  }
-  std::vector<const ir::Computation *> called(callees.begin(), callees.end());
-  Expected<ir::Shape> shape =
-      ir::inferShape(opcode, shapes, attrs, ir::Shape(), called);
+  std::optional<ir::Shape> shape =
+      resultShape(opcode, operands, attrs, ir::Shape(), callees);
   if (!shape)
-    return fail(fmt::format("{}: {}", ir::opcodeName(opcode),
-                            shape.errorMessage()));
+    return nullptr;
   Value instruction = computation_.add(opcode, std::move(*shape),
                                        std::move(operands), std::move(attrs));
   instruction->setCalledComputations(std::move(callees));
