@@ -426,13 +426,7 @@ static Error emitConcatenateRows(EmitterContext &ctx, const Instruction &writer,
         return Error::success();
       };
       ctx.clearGenerated();
-      int64_t vectorEnd = width - width % int64_t(lanes);
-      if (Error e = ctx.emitLoop(
-              0, vectorEnd, lanes, [&](Value *j) { return run(j, lanes); },
-              "v"))
-        return e;
-      if (Error e = ctx.emitLoop(
-              vectorEnd, width, 1, [&](Value *j) { return run(j, 1); }, "t"))
+      if (Error e = ctx.emitRowRuns(width, lanes, run))
         return e;
       offset += width;
     }

@@ -243,6 +243,10 @@ public:
               llvm::function_ref<Expected<llvm::Value *>(const ElementIndex &)>
                   generator,
               const UnitRange *units = nullptr);
+  /// One row of `row` elements in runs: run(j, lanes) for j = 0, lanes,
+  /// ... while a whole vector fits, then run(j, 1) for the tail.
+  Error emitRowRuns(int64_t row, unsigned lanes,
+                    llvm::function_ref<Error(llvm::Value *, unsigned)> run);
   /// Calls `body` with the index of every element of the units `units`
   /// (rowUnits) of an array of `dims` (rank >= 1): a loop over the rows,
   /// each delinearized into the outer indices, around a loop over the row;

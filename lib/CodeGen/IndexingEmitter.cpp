@@ -128,6 +128,15 @@ std::vector<BufferRef> sortOutputs(EmitterContext &ctx,
   return outs;
 }
 
+/// The vector width for rows of a window of `dims` (1 for pred, whose
+/// elements are not moved as vectors).
+unsigned windowRowLanes(EmitterContext &ctx, DType dtype,
+                        ArrayRef<int64_t> dims) {
+  if (dtype == DType::Pred)
+    return 1;
+  return std::max(ctx.rowLanes(BufferRef{nullptr, dtype, dims.vec(), 1}), 1u);
+}
+
 } // namespace
 
 Error emitDynamicSlice(EmitterContext &ctx, const Instruction &instruction) {
@@ -138,12 +147,18 @@ Error emitDynamicSlice(EmitterContext &ctx, const Instruction &instruction) {
   if (!starts)
     return starts.takeError();
   auto &b = ctx.builder();
-  return ctx.emitElementLoop(out, false, [&](const ElementIndex &index) {
+  auto element = [&](const ElementIndex &index) -> Expected<Value *> {
     std::vector<Value *> source;
     for (size_t d = 0; d < sizes.size(); ++d)
       source.push_back(b.CreateAdd((*starts)[d], index.indices[d]));
-    return ctx.operandElement(instruction, 0, source);
-  });
+    return ctx.elementOf(*instruction.operand(0),
+                         ElementIndex{source, nullptr, index.lanes});
+  };
+  if (sizes.empty())
+    return ctx.emitElementLoop(out, false, element);
+  // A window row is contiguous in the operand: vectors along it (a scan
+  // reading row t of its input).
+  return ctx.emitRowLoop(out, windowRowLanes(ctx, out.dtype, sizes), element);
 }
 
 Error emitDynamicUpdateSlice(EmitterContext &ctx,
@@ -162,8 +177,12 @@ Error emitDynamicUpdateSlice(EmitterContext &ctx,
     if (Error e = copyOperand(ctx, instruction, 0, out))
       return e;
   auto &b = ctx.builder();
-  return ctx.emitLoopNest(updateDims, [&](ArrayRef<Value *> u) -> Error {
-    Expected<Value *> value = ctx.operandElement(instruction, 1, u);
+  // One update element, or a run of `lanes` along the innermost dimension
+  // (contiguous in the update and in the target): index `u`.
+  auto store = [&](ArrayRef<Value *> u, unsigned lanes) -> Error {
+    Expected<Value *> value = ctx.elementOf(
+        *instruction.operand(1),
+        ElementIndex{{u.begin(), u.end()}, nullptr, lanes});
     if (!value)
       return value.takeError();
     std::vector<Value *> target;
@@ -171,6 +190,20 @@ Error emitDynamicUpdateSlice(EmitterContext &ctx,
       target.push_back(b.CreateAdd((*starts)[d], u[d]));
     ctx.storeElement(out, linearOrZero(ctx, target, in.dims()), *value);
     return Error::success();
+  };
+  if (updateDims.empty())
+    return ctx.emitLoopNest(updateDims, [&](ArrayRef<Value *> u) {
+      return store(u, 1);
+    });
+  unsigned lanes = windowRowLanes(ctx, out.dtype, updateDims);
+  ArrayRef<int64_t> outer = ArrayRef<int64_t>(updateDims).drop_back();
+  return ctx.emitLoopNest(outer, [&](ArrayRef<Value *> prefix) -> Error {
+    return ctx.emitRowRuns(
+        updateDims.back(), lanes, [&](Value *j, unsigned width) -> Error {
+          std::vector<Value *> u(prefix.begin(), prefix.end());
+          u.push_back(j);
+          return store(u, width);
+        });
   });
 }
 

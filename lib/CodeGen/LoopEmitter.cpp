@@ -219,15 +219,24 @@ unsigned EmitterContext::rowLanes(const BufferRef &output) const {
   return lanes;
 }
 
+Error EmitterContext::emitRowRuns(
+    int64_t row, unsigned lanes,
+    llvm::function_ref<Error(Value *, unsigned)> run) {
+  int64_t vectorEnd = row - row % int64_t(lanes);
+  if (Error e = emitLoop(0, vectorEnd, lanes,
+                         [&](Value *j) { return run(j, lanes); }, "v"))
+    return e;
+  return emitLoop(vectorEnd, row, 1, [&](Value *j) { return run(j, 1); }, "t");
+}
+
 Error EmitterContext::emitRowLoop(
     const BufferRef &output, unsigned lanes,
     llvm::function_ref<Expected<Value *>(const ElementIndex &)> generator,
     const UnitRange *units) {
   std::vector<int64_t> outer(output.dims.begin(), output.dims.end() - 1);
   int64_t row = output.dims.back();
-  int64_t vectorEnd = row - row % lanes;
   auto rowBody = [&](llvm::ArrayRef<Value *> prefix) -> Error {
-    auto run = [&](Value *j, unsigned width) -> Error {
+    return emitRowRuns(row, lanes, [&](Value *j, unsigned width) -> Error {
       std::vector<Value *> indices(prefix.begin(), prefix.end());
       indices.push_back(j);
       ElementIndex index{indices, linearIndex(indices, output.dims), width};
@@ -236,12 +245,7 @@ Error EmitterContext::emitRowLoop(
         return value.takeError();
       storeElement(output, index.linear, *value);
       return Error::success();
-    };
-    if (Error e = emitLoop(0, vectorEnd, lanes,
-                           [&](Value *j) { return run(j, lanes); }, "v"))
-      return e;
-    return emitLoop(vectorEnd, row, 1, [&](Value *j) { return run(j, 1); },
-                    "t");
+    });
   };
   if (!units)
     return emitLoopNest(outer, rowBody);
