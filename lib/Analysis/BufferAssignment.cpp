@@ -159,8 +159,13 @@ Error Builder::classify(const Instruction *instruction) {
     inPlace_[{instruction, -1}] = {entry_.parameter(0), update->index};
     return Error::success();
   }
+  auto host = hosts_.find({instruction, -1});
+  if (host != hosts_.end())
+    // Lives in its consumer's slice (aliasConsumerHosts, once placed).
+    inPlace_[{instruction, -1}] = host->second;
   if (!shape.isTuple()) {
-    addArenaValue({instruction, -1}, shape.byteSize(), instruction);
+    if (host == hosts_.end())
+      addArenaValue({instruction, -1}, shape.byteSize(), instruction);
     if (instruction->opcode() == Opcode::Dot ||
         instruction->opcode() == Opcode::Convolution)
       addPackingScratch(instruction, *instruction->operand(1), instruction);
@@ -299,6 +304,7 @@ MemoryModel Builder::memoryModel() const {
   }
   for (const StateUpdate &update : stateUpdates_)
     model.runsAfter[update.update] = update.readsFirst;
+  model.readsAs = hosts_;
   if (role_ == Role::Callee) { // keepRootLive
     std::vector<ValueRef> root;
     containedValues(entry_.root(), root);
@@ -330,7 +336,10 @@ void Builder::setLiveRanges(const std::vector<const Instruction *> &schedule) {
 }
 
 void Builder::computeLastUses(const std::vector<const Instruction *> &schedule) {
-  for (const auto &[value, last] : analysis::computeLastUses(schedule)) {
+  for (const auto &[read, last] : analysis::computeLastUses(schedule)) {
+    ValueRef value = read;
+    if (auto host = hosts_.find(read); host != hosts_.end())
+      value = host->second; // a read of a guest reads its host's bytes
     auto it = ranges_.find(value);
     if (it != ranges_.end() && !fixedRange_.count(value))
       it->second.second = std::max(it->second.second, last);
@@ -507,11 +516,37 @@ std::pair<int64_t, int64_t> Builder::peakLiveBytes(int64_t end) const {
   return {peak, peakPosition};
 }
 
+/// A host is written first by the head of its chain of guests (the guest
+/// no other guest feeds), so it is live from there.
+void Builder::ownHostsFromGuests() {
+  for (const auto &[guest, host] : hosts_) {
+    const Instruction *instruction = guest.instruction;
+    auto fed = instruction->opcode() == Opcode::Reshape
+                   ? hosts_.find({instruction->operand(0), -1})
+                   : hosts_.end();
+    if (fed == hosts_.end() || fed->second.instruction != host.instruction ||
+        fed->second.tupleIndex != host.tupleIndex)
+      owner_[host] = instruction;
+  }
+}
+
+/// A hosted value takes its host's slice, wherever that was placed.
+void Builder::aliasConsumerHosts() {
+  for (const auto &[guest, host] : hosts_) {
+    slices_[guest] = slices_.at(host);
+    placed_.push_back(guest); // a copy: shiftBy moves it too
+  }
+}
+
 Error Builder::run(std::vector<const Instruction *> &schedule,
                    const std::vector<ArgWriteBack> &specs, Totals &totals) {
+  hosts_ = consumerHosts(entry_, [&](const Instruction *instruction) {
+    return stateUpdateOf(instruction) != nullptr;
+  });
   for (const Instruction *instruction : entry_.instructions())
     if (Error e = classify(instruction))
       return e;
+  ownHostsFromGuests();
   if (role_ == Role::Entry) {
     if (Error e = splitRoot(specs))
       return e;
@@ -530,6 +565,7 @@ Error Builder::run(std::vector<const Instruction *> &schedule,
   if (role_ == Role::Callee)
     keepRootLive(end);
   totals.arenaBytes = placeStaging(placeArena());
+  aliasConsumerHosts();
   for (CalleeBlock &block : calleeBlocks_) {
     auto slice = slices_.find({block.caller, kCalleeBlockIndex});
     int64_t base = slice == slices_.end() ? 0 : slice->second.offset;

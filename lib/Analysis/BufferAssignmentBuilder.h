@@ -14,6 +14,7 @@
 #include "kiln/Analysis/BufferAssignment.h"
 #include "kiln/Analysis/Schedule.h"
 
+#include <functional>
 #include <map>
 #include <memory>
 #include <set>
@@ -35,6 +36,15 @@ struct StateUpdate {
 /// Every root element of while body `body` that a dynamic-update-slice
 /// can write in place (LoopStateUpdates.cpp).
 std::vector<StateUpdate> stateUpdates(const ir::Computation &body);
+
+/// Values of `computation` that can be computed straight into their only
+/// consumer's slice (a reshape's, or a while's initial state element),
+/// each mapped to the value whose slice it takes; `excluded` instructions
+/// (already in place elsewhere) are neither guests nor hosts
+/// (ConsumerHosts.cpp).
+std::map<ValueRef, ValueRef>
+consumerHosts(const ir::Computation &computation,
+              const std::function<bool(const Instruction *)> &excluded);
 
 /// The schedules of computations run by while and conditional.
 using CalleeSchedules =
@@ -111,6 +121,8 @@ private:
   Error aliasParameter(const ir::Computation &callee, ValueRef received);
   const StateUpdate *stateUpdateOf(const Instruction *instruction) const;
   void aliasStateUpdates();
+  void ownHostsFromGuests();
+  void aliasConsumerHosts();
 
   const ir::Computation &entry_;
   Role role_;
@@ -132,6 +144,8 @@ private:
   std::vector<ValueRef> placed_;
   bool winograd_; // Winograd scratch for the convolutions that get it
   std::vector<StateUpdate> stateUpdates_; // a while body's, in place
+  /// Values computed in their consumer's slice -> that slice's value.
+  std::map<ValueRef, ValueRef> hosts_;
 };
 
 constexpr int64_t kCalleeBlockIndex = BufferAssignment::kCalleeBlockIndex;

@@ -134,6 +134,8 @@ Graph::Graph(const std::vector<const Instruction *> &instructions,
     for (const Instruction *operand : instruction->operands())
       containedValues(operand, used);
     for (ValueRef value : used) {
+      if (auto host = model.readsAs.find(value); host != model.readsAs.end())
+        value = host->second;
       auto it = valueIndex.find(value);
       if (it == valueIndex.end())
         continue; // not in the arena

@@ -68,6 +68,12 @@ OpEmitter lookupEmitter(ir::Opcode opcode) {
 }
 
 Error emitInstruction(EmitterContext &ctx, const ir::Instruction &instruction) {
+  // A reshape whose operand was computed in its slice (buffer assignment's
+  // consumer hosts) has nothing to move: storage is row-major either way.
+  if (instruction.opcode() == ir::Opcode::Reshape &&
+      ctx.buffers().sameSlice({instruction.operand(0), -1},
+                              {&instruction, -1}))
+    return Error::success();
   OpEmitter emitter = lookupEmitter(instruction.opcode());
   if (!emitter)
     return makeError("codegen: opcode '{}' is not supported yet (instruction "

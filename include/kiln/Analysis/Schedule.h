@@ -47,6 +47,10 @@ struct MemoryModel {
   /// assignment only asks for orders that exist (no cycles).
   std::map<const ir::Instruction *, std::vector<const ir::Instruction *>>
       runsAfter;
+  /// Values computed in another value's bytes (a reshape's operand, a
+  /// while's initial state element): a read of the key reads the mapped
+  /// value, which is in `defined`.
+  std::map<ValueRef, ValueRef> readsAs;
 };
 
 /// How a candidate order was made (for messages and tests).
