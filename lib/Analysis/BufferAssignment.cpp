@@ -175,7 +175,11 @@ Error Builder::classify(const Instruction *instruction) {
       if (element.isTuple())
         return makeError("buffer assignment: '{}' has a nested tuple element",
                          instruction->name());
-      addArenaValue({instruction, int64_t(i)}, element.byteSize(), instruction);
+      ValueRef value{instruction, int64_t(i)};
+      if (auto elementHost = hosts_.find(value); elementHost != hosts_.end())
+        inPlace_[value] = elementHost->second;
+      else
+        addArenaValue(value, element.byteSize(), instruction);
     }
   }
   if (instruction->opcode() == Opcode::Fusion)
@@ -516,18 +520,11 @@ std::pair<int64_t, int64_t> Builder::peakLiveBytes(int64_t end) const {
   return {peak, peakPosition};
 }
 
-/// A host is written first by the head of its chain of guests (the guest
-/// no other guest feeds), so it is live from there.
-void Builder::ownHostsFromGuests() {
-  for (const auto &[guest, host] : hosts_) {
-    const Instruction *instruction = guest.instruction;
-    auto fed = instruction->opcode() == Opcode::Reshape
-                   ? hosts_.find({instruction->operand(0), -1})
-                   : hosts_.end();
-    if (fed == hosts_.end() || fed->second.instruction != host.instruction ||
-        fed->second.tupleIndex != host.tupleIndex)
-      owner_[host] = instruction;
-  }
+/// A host is live from its chain's first write.
+void Builder::ownHostsFromGuests(
+    const std::map<ValueRef, const Instruction *> &firstWriter) {
+  for (const auto &[host, writer] : firstWriter)
+    owner_[host] = writer;
 }
 
 /// A hosted value takes its host's slice, wherever that was placed.
@@ -540,13 +537,15 @@ void Builder::aliasConsumerHosts() {
 
 Error Builder::run(std::vector<const Instruction *> &schedule,
                    const std::vector<ArgWriteBack> &specs, Totals &totals) {
-  hosts_ = consumerHosts(entry_, [&](const Instruction *instruction) {
-    return stateUpdateOf(instruction) != nullptr;
-  });
+  ConsumerHosts hosts =
+      consumerHosts(entry_, [&](const Instruction *instruction) {
+        return stateUpdateOf(instruction) != nullptr;
+      });
+  hosts_ = hosts.hostOf;
   for (const Instruction *instruction : entry_.instructions())
     if (Error e = classify(instruction))
       return e;
-  ownHostsFromGuests();
+  ownHostsFromGuests(hosts.firstWriter);
   if (role_ == Role::Entry) {
     if (Error e = splitRoot(specs))
       return e;

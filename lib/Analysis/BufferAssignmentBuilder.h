@@ -37,12 +37,19 @@ struct StateUpdate {
 /// can write in place (LoopStateUpdates.cpp).
 std::vector<StateUpdate> stateUpdates(const ir::Computation &body);
 
-/// Values of `computation` that can be computed straight into their only
-/// consumer's slice (a reshape's, or a while's initial state element),
-/// each mapped to the value whose slice it takes; `excluded` instructions
-/// (already in place elsewhere) are neither guests nor hosts
-/// (ConsumerHosts.cpp).
-std::map<ValueRef, ValueRef>
+/// Values computed straight into their only consumer's slice.
+struct ConsumerHosts {
+  /// Each guest -> the value whose slice it takes.
+  std::map<ValueRef, ValueRef> hostOf;
+  /// Each host -> the instruction that writes it first (its chain's head).
+  std::map<ValueRef, const Instruction *> firstWriter;
+};
+
+/// The values of `computation` (array instructions and while state
+/// elements) whose only reader is a reshape, or a while's initial state
+/// tuple; `excluded` instructions (already in place elsewhere) are neither
+/// guests nor hosts (ConsumerHosts.cpp).
+ConsumerHosts
 consumerHosts(const ir::Computation &computation,
               const std::function<bool(const Instruction *)> &excluded);
 
@@ -121,7 +128,8 @@ private:
   Error aliasParameter(const ir::Computation &callee, ValueRef received);
   const StateUpdate *stateUpdateOf(const Instruction *instruction) const;
   void aliasStateUpdates();
-  void ownHostsFromGuests();
+  void ownHostsFromGuests(
+      const std::map<ValueRef, const Instruction *> &firstWriter);
   void aliasConsumerHosts();
 
   const ir::Computation &entry_;

@@ -6,12 +6,13 @@
 // first trip). When such a consumer is a value's only reader, the value can
 // be computed straight into the consumer's slice and the copy disappears:
 // the reshape emits nothing, the while finds its state already in place.
-// A chain (a GEMM's result, reshaped, passed into a loop) ends in one host.
+// A chain (a GEMM's result, reshaped, passed into a loop, its final state
+// reshaped into a result) ends in one host.
 //
-// Only values with arena bytes of their own qualify as guests: parameters
-// and constants belong to the caller or to read-only data; tuples and
-// get-tuple-element own nothing; a computation's root is read by its
-// caller. Buffer assignment (BufferAssignment.cpp) gives a hosted value no
+// Only values with arena bytes of their own qualify as guests (array
+// instructions and a while's state elements): parameters and constants
+// belong to the caller or to read-only data; tuples and get-tuple-element
+// own nothing; a computation's root is read by its caller. Buffer assignment (BufferAssignment.cpp) gives a hosted value no
 // bytes, makes its host live from the guest's definition, and aliases the
 // guest's slice to the host's once placed.
 //
@@ -20,6 +21,7 @@
 
 #include <algorithm>
 #include <optional>
+#include <set>
 
 namespace kiln::analysis::buffers {
 
@@ -46,54 +48,103 @@ size_t readsOf(const Instruction &user, const Instruction *value) {
                            value));
 }
 
+/// The one instruction that reads `value`, once: through its only
+/// get-tuple-element for a while's state element (every reader of the while
+/// must be one), directly for an array instruction. Roots have a reader
+/// outside the computation: none.
+const Instruction *onlyReader(const ir::Computation &computation,
+                              ValueRef value) {
+  const Instruction *defined = value.instruction;
+  if (defined == computation.root())
+    return nullptr;
+  if (value.tupleIndex >= 0) {
+    const Instruction *element = nullptr;
+    for (const Instruction *user : defined->users()) {
+      if (user->opcode() != Opcode::GetTupleElement)
+        return nullptr; // the whole state is read (a tuple, another loop)
+      if (user->attrs().index != value.tupleIndex)
+        continue;
+      if (element)
+        return nullptr;
+      element = user;
+    }
+    if (!element)
+      return nullptr;
+    defined = element;
+  }
+  if (defined == computation.root() || defined->users().size() != 1)
+    return nullptr;
+  const Instruction *reader = defined->users().front();
+  return readsOf(*reader, defined) == 1 ? reader : nullptr;
+}
+
 /// The consumer slice `value` can be computed into, when its only reader is
-/// a reshape or a while's initial-state tuple.
+/// a reshape or (for an array instruction) a while's initial-state tuple.
 std::optional<ValueRef>
-directHost(const ir::Computation &computation, const Instruction *value,
+directHost(const ir::Computation &computation, ValueRef value,
            const std::function<bool(const Instruction *)> &excluded) {
-  if (value == computation.root() || !ownsArrayValue(*value) ||
-      value->users().size() != 1)
+  const Instruction *reader = onlyReader(computation, value);
+  if (!reader || excluded(reader))
     return std::nullopt;
-  const Instruction *user = value->users().front();
-  if (readsOf(*user, value) != 1 || excluded(user))
+  if (reader->opcode() == Opcode::Reshape && ownsArrayValue(*reader))
+    return ValueRef{reader, -1};
+  if (value.tupleIndex >= 0 || reader->opcode() != Opcode::Tuple ||
+      reader == computation.root() || reader->users().size() != 1)
     return std::nullopt;
-  if (user->opcode() == Opcode::Reshape && ownsArrayValue(*user))
-    return ValueRef{user, -1};
-  if (user->opcode() != Opcode::Tuple || user == computation.root() ||
-      user->users().size() != 1)
+  const Instruction *loop = reader->users().front();
+  if (loop->opcode() != Opcode::While || loop->operand(0) != reader)
     return std::nullopt;
-  const Instruction *loop = user->users().front();
-  if (loop->opcode() != Opcode::While || loop->operand(0) != user)
-    return std::nullopt;
-  const auto &elements = user->operands();
-  auto position = std::find(elements.begin(), elements.end(), value);
+  const auto &elements = reader->operands();
+  auto position =
+      std::find(elements.begin(), elements.end(), value.instruction);
   return ValueRef{loop, int64_t(position - elements.begin())};
+}
+
+/// The values that could be guests: array instructions with bytes of their
+/// own, and the state elements of every while.
+std::vector<ValueRef> candidateGuests(const ir::Computation &computation) {
+  std::vector<ValueRef> values;
+  for (const Instruction *instruction : computation.instructions()) {
+    if (ownsArrayValue(*instruction))
+      values.push_back({instruction, -1});
+    if (instruction->opcode() != Opcode::While)
+      continue;
+    for (size_t i = 0; i < instruction->shape().tupleElements().size(); ++i)
+      if (!instruction->shape().tupleElements()[i].isTuple())
+        values.push_back({instruction, int64_t(i)});
+  }
+  return values;
 }
 
 } // namespace
 
-std::map<ValueRef, ValueRef>
+ConsumerHosts
 consumerHosts(const ir::Computation &computation,
               const std::function<bool(const Instruction *)> &excluded) {
   std::map<ValueRef, ValueRef> direct;
-  for (const Instruction *instruction : computation.instructions()) {
-    if (excluded(instruction))
+  std::set<ValueRef> fed; // guests another guest is computed into
+  for (ValueRef value : candidateGuests(computation)) {
+    if (excluded(value.instruction))
       continue;
     if (std::optional<ValueRef> host =
-            directHost(computation, instruction, excluded))
-      direct[{instruction, -1}] = *host;
+            directHost(computation, value, excluded)) {
+      direct[value] = *host;
+      fed.insert(*host);
+    }
   }
-  // Follow chains to their last host: a reshape that is itself a guest
-  // passes its host on.
-  std::map<ValueRef, ValueRef> hosts;
+  // Follow chains to their last host: a guest that is itself a host passes
+  // its own host on. The chain's head, fed by no guest, writes it first.
+  ConsumerHosts result;
   for (const auto &[guest, first] : direct) {
     ValueRef host = first;
     for (auto next = direct.find(host); next != direct.end();
          next = direct.find(host))
       host = next->second;
-    hosts[guest] = host;
+    result.hostOf[guest] = host;
+    if (!fed.count(guest))
+      result.firstWriter[host] = guest.instruction;
   }
-  return hosts;
+  return result;
 }
 
 } // namespace kiln::analysis::buffers
