@@ -154,6 +154,13 @@ Error Builder::classify(const Instruction *instruction) {
   default:
     break;
   }
+  if (const Instruction *argument = viewedArgument(instruction)) {
+    // Reads the caller's argument in place: storage is row-major either way.
+    inPlace_[{instruction, -1}] = {argument, -1};
+    slices_[{instruction, -1}] = {BufferKind::Arg, argument->parameterNumber(),
+                                  0, shape.byteSize()};
+    return Error::success();
+  }
   if (const StateUpdate *update = stateUpdateOf(instruction)) {
     // Lives in the loop state's slice (aliasStateUpdates, once placed).
     inPlace_[{instruction, -1}] = {entry_.parameter(0), update->index};
@@ -520,6 +527,20 @@ std::pair<int64_t, int64_t> Builder::peakLiveBytes(int64_t end) const {
   return {peak, peakPosition};
 }
 
+/// The entry parameter a reshape reads in place: its operand is that
+/// parameter or such a view, and no root element is it (results and
+/// write-backs of a parameter's bytes are copied, as for the parameter).
+const Instruction *
+Builder::viewedArgument(const Instruction *instruction) const {
+  if (role_ != Role::Entry || instruction->opcode() != Opcode::Reshape ||
+      rootInstructions_.count(instruction))
+    return nullptr;
+  const Instruction *operand = instruction->operand(0);
+  if (operand->opcode() == Opcode::Parameter)
+    return operand;
+  return viewedArgument(operand);
+}
+
 /// A host is live from its chain's first write.
 void Builder::ownHostsFromGuests(
     const std::map<ValueRef, const Instruction *> &firstWriter) {
@@ -537,9 +558,14 @@ void Builder::aliasConsumerHosts() {
 
 Error Builder::run(std::vector<const Instruction *> &schedule,
                    const std::vector<ArgWriteBack> &specs, Totals &totals) {
+  std::vector<ValueRef> root;
+  containedValues(entry_.root(), root);
+  for (ValueRef value : root)
+    rootInstructions_.insert(value.instruction);
+  // Values already in place elsewhere neither take nor give a host's bytes.
   ConsumerHosts hosts =
       consumerHosts(entry_, [&](const Instruction *instruction) {
-        return stateUpdateOf(instruction) != nullptr;
+        return stateUpdateOf(instruction) || viewedArgument(instruction);
       });
   hosts_ = hosts.hostOf;
   for (const Instruction *instruction : entry_.instructions())

@@ -128,6 +128,7 @@ private:
   Error aliasParameter(const ir::Computation &callee, ValueRef received);
   const StateUpdate *stateUpdateOf(const Instruction *instruction) const;
   void aliasStateUpdates();
+  const Instruction *viewedArgument(const Instruction *instruction) const;
   void ownHostsFromGuests(
       const std::map<ValueRef, const Instruction *> &firstWriter);
   void aliasConsumerHosts();
@@ -154,6 +155,8 @@ private:
   std::vector<StateUpdate> stateUpdates_; // a while body's, in place
   /// Values computed in their consumer's slice -> that slice's value.
   std::map<ValueRef, ValueRef> hosts_;
+  /// The instructions whose values the root returns.
+  std::set<const Instruction *> rootInstructions_;
 };
 
 constexpr int64_t kCalleeBlockIndex = BufferAssignment::kCalleeBlockIndex;
