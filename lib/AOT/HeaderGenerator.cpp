@@ -287,6 +287,15 @@ std::string generateHeader(const ModelInfo &info) {
       {"ARENA_SIZE", std::to_string(info.arenaBytes)},
       {"ARENA_ALIGN", std::to_string(info.arenaAlignment)},
       {"WEIGHTS_SIZE", std::to_string(info.weightsBytes)},
+      {"ARENA_SECTION_NOTE",
+       info.arenaSection.empty()
+           ? std::string()
+           : fmt::format(" and places it in section {} (--arena-section)",
+                         info.arenaSection)},
+      {"ARENA_SECTION_ATTRIBUTE",
+       info.arenaSection.empty()
+           ? std::string()
+           : fmt::format(", section({})", cStringLiteral(info.arenaSection))},
       {"BUFFER_MACROS", bufferMacros(info, macro)},
       {"NAMESPACE_OPEN", nsOpen},
       {"NAMESPACE_CLOSE", nsClose},

@@ -2,7 +2,9 @@
 #include "kiln/Driver/Compile.h"
 #include "Graphviz.h"
 #include "MemoryBudget.h"
+#include "PartBudget.h"
 #include "Report.h"
+#include "SectionPlacement.h"
 
 #include "kiln/Analysis/BufferAssignment.h"
 #include "kiln/Analysis/TripCount.h"
@@ -161,6 +163,7 @@ Error generateCode(const import::ImportedModel &model,
       codegen::emitModule(module, *buffers, codegenOptions, context, **machine);
   if (!generated)
     return generated.takeError();
+  placeWeights(*generated->module, options.weightsSection);
   timer.emplace(phases, kPhaseOptimization);
   unsigned threads =
       options.threads ? options.threads : target::defaultThreadCount();
@@ -217,6 +220,15 @@ Error generateCode(const import::ImportedModel &model,
   ObjectSizes sizes = sumObjectSizes(*symbols);
   info.codeBytes = sizes.codeBytes;
   info.objectWeightBytes = sizes.weightBytes;
+  Expected<ObjectFootprint> footprint = readObjectFootprint(*object);
+  if (!footprint)
+    return footprint.takeError();
+  info.flashBytes = footprint->flashBytes();
+  info.ramBytes = ramBytes(info, *footprint);
+  if (Error error =
+          checkPartBudget({options.maxFlashBytes, options.maxRamBytes}, info,
+                          *footprint, *buffers))
+    return error;
   if (wants(options.emit, "report")) {
     CompileReport report =
         buildCompileReport(info, module, *buffers, *symbols);
@@ -377,6 +389,12 @@ Expected<CompileResult> compileImported(const import::ImportedModel &imported,
       target::resolveTarget({options.triple, options.cpu, options.features});
   if (!resolved)
     return resolved.takeError();
+  if (Error error = checkSectionName("--weights-section",
+                                     options.weightsSection, resolved->triple))
+    return error;
+  if (Error error = checkSectionName("--arena-section", options.arenaSection,
+                                     resolved->triple))
+    return error;
   if (Error error = checkVariableUpdates(imported))
     return error;
   const std::unique_ptr<ir::Module> *module = &imported.module;
@@ -409,6 +427,8 @@ Expected<CompileResult> compileImported(const import::ImportedModel &imported,
   result.info.triple = resolved->triple;
   result.info.cpu = resolved->cpu;
   result.info.features = resolved->features;
+  result.info.weightsSection = options.weightsSection;
+  result.info.arenaSection = options.arenaSection;
 
   AtomicFileSet files;
   if (Error error = generateCode(imported, options, *resolved, prefix,

@@ -81,8 +81,8 @@ Error checkInstructions(const ir::Module &module) {
   return Error::success();
 }
 
-/// "the largest is %x from node 'n', N bytes": where to look first when
-/// the arena is over the budget.
+} // namespace
+
 std::string largestArenaValue(const analysis::BufferAssignment &buffers) {
   std::optional<analysis::ValueRef> largest;
   int64_t largestBytes = -1;
@@ -98,8 +98,6 @@ std::string largestArenaValue(const analysis::BufferAssignment &buffers) {
   return fmt::format("the largest is {}{}, {} bytes", name,
                      sourceNote(instruction, name), largestBytes);
 }
-
-} // namespace
 
 Error checkDeclaredSizes(const import::ImportedModel &model) {
   if (Error e = checkInputs(model))

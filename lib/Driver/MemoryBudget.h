@@ -17,6 +17,7 @@
 #include "kiln/Import/Import.h"
 #include "kiln/Support/Error.h"
 
+#include <string>
 #include <string_view>
 
 namespace kiln::driver {
@@ -26,6 +27,10 @@ Error checkDeclaredSizes(const import::ImportedModel &model);
 
 /// The arena `buffers` assigns fits --max-arena.
 Error checkArenaSize(const analysis::BufferAssignment &buffers);
+
+/// "the largest is %x from node 'n', N bytes": where to look first when
+/// the arena is over a budget (--max-arena, --max-ram).
+std::string largestArenaValue(const analysis::BufferAssignment &buffers);
 
 /// A zero-filled literal of the array `shape`, or an error naming `what`
 /// when the memory is not there (sizes within a raised --max-arena may

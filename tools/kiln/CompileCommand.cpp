@@ -11,6 +11,29 @@
 
 namespace kiln::tool {
 
+namespace {
+/// Weights and arena by section, and the part's flash and RAM
+/// (docs/cli.md, "Bare metal").
+void addBareMetalOptions(CLI::App &command, driver::CompileOptions &options) {
+  command.add_option("--weights-section", options.weightsSection,
+                     "Put the weights in this section (default: the read-only "
+                     "data, .rodata on ELF), e.g. .flash_weights");
+  command.add_option("--arena-section", options.arenaSection,
+                     "Section the header's NAME_ARENA_ATTRIBUTES puts the "
+                     "caller's arena in, e.g. .bss.sram2");
+  command
+      .add_option("--max-flash", options.maxFlashBytes,
+                  "Fail unless code, read-only data and initial values fit "
+                  "this many bytes of flash")
+      ->check(byteCount());
+  command
+      .add_option("--max-ram", options.maxRamBytes,
+                  "Fail unless arena, inputs, results and writable data fit "
+                  "this many bytes of RAM")
+      ->check(byteCount());
+}
+} // namespace
+
 void addCompileCommand(CLI::App &app, Runner &runner) {
   auto options = std::make_shared<driver::CompileOptions>();
   auto emit = std::make_shared<std::string>();
@@ -58,6 +81,7 @@ void addCompileCommand(CLI::App &app, Runner &runner) {
   command->add_flag("--profile", options->profile,
                     "Add per-kernel time and call counters to the object, "
                     "read through NAME_profile() (docs/abi.md)");
+  addBareMetalOptions(*command, *options);
   auto timePhases = std::make_shared<bool>(false);
   command->add_flag("--time-phases", *timePhases,
                     "Print the wall and CPU seconds of every compile phase "
