@@ -96,7 +96,12 @@ public:
   /// product is exact and each step rounds once, which is faster and more
   /// accurate; without it they multiply and add (two roundings), because a
   /// libm fma call per step would be far slower.
-  bool fusedMultiplyAdd() const { return target_.fma; }
+  /// `type` is the accumulator's (scalar or vector) type: single-precision
+  /// FPUs fuse f32 only.
+  bool fusedMultiplyAdd(const llvm::Type *type) const {
+    return type->getScalarType()->isDoubleTy() ? target_.fmaDouble
+                                               : target_.fma;
+  }
   unsigned vectorLanes(ir::DType dtype) const;
   /// Bits of one lane of dtype's compute type when vectorized.
   static int64_t computeTypeBits(ir::DType dtype);

@@ -49,11 +49,15 @@ void addCompileCommand(CLI::App &app, Runner &runner) {
   addArenaBudgetOption(*command);
   command->add_option("--target", options->triple,
                       "Target triple, e.g. x86_64-linux-gnu, "
-                      "aarch64-linux-gnu, arm64-apple-ios, aarch64-none-elf "
-                      "(default: the host)");
+                      "aarch64-linux-gnu, arm64-apple-ios, aarch64-none-elf, "
+                      "armv7a-linux-gnueabihf, thumbv7em-none-eabihf, "
+                      "riscv64-linux-gnu (default: the host)");
   command->add_option("--cpu", options->cpu,
-                      "Target CPU, e.g. cortex-a72, skylake, native (default: "
-                      "the host CPU for the host, generic for cross targets)");
+                      "Target CPU, e.g. cortex-a72, skylake, cortex-m7, native "
+                      "(default: the host CPU for the host; cortex-m4, "
+                      "cortex-a7, generic-rv64, ... for the 32-bit ARM and "
+                      "RISC-V triples (docs/cli.md); generic for other cross "
+                      "targets)");
   command->add_option("--features", options->features,
                       "Target features to add or remove, e.g. +neon,-sve");
   command->add_option("--name", options->name,
