@@ -18,6 +18,7 @@ PACKAGES=(
   pkg-config                                    # the kiln-runtime.pc test (samples/)
   graphviz                                      # SVG of --emit dot (optional at run time)
   clang-19 libclang-rt-19-dev                   # sanitizer build and libFuzzer (fuzz/)
+  lld qemu-system-arm                           # the Cortex-M sample: link, run on mps2 boards
 )
 
 missing=()

@@ -13,6 +13,13 @@
 #define ADD_RELU_NUM_VARIABLES 0
 #define ADD_RELU_ARENA_SIZE 0 /* scratch bytes the caller provides (0 allowed) */
 #define ADD_RELU_ARENA_ALIGN 64
+/* For the caller's arena: static uint8_t arena[ADD_RELU_ARENA_SIZE] ADD_RELU_ARENA_ATTRIBUTES;
+ * aligns it. Other compilers: align it yourself. */
+#if defined(__GNUC__) || defined(__clang__)
+#define ADD_RELU_ARENA_ATTRIBUTES __attribute__((aligned(64)))
+#else
+#define ADD_RELU_ARENA_ATTRIBUTES
+#endif
 #define ADD_RELU_WEIGHTS_SIZE 0 /* read-only bytes inside the object */
 #define ADD_RELU_ARG0_SIZE 24 /* 'x': float32[2,3] */
 #define ADD_RELU_RESULT0_SIZE 24 /* 'r': float32[2,3] */

@@ -13,6 +13,13 @@
 #define DETECTOR_NUM_VARIABLES 1
 #define DETECTOR_ARENA_SIZE 12288 /* scratch bytes the caller provides (0 allowed) */
 #define DETECTOR_ARENA_ALIGN 64
+/* For the caller's arena: static uint8_t arena[DETECTOR_ARENA_SIZE] DETECTOR_ARENA_ATTRIBUTES;
+ * aligns it and places it in section .bss.sram2 (--arena-section). Other compilers: align it yourself. */
+#if defined(__GNUC__) || defined(__clang__)
+#define DETECTOR_ARENA_ATTRIBUTES __attribute__((aligned(64), section(".bss.sram2")))
+#else
+#define DETECTOR_ARENA_ATTRIBUTES
+#endif
 #define DETECTOR_WEIGHTS_SIZE 31400 /* read-only bytes inside the object */
 #define DETECTOR_ARG0_SIZE 192 /* 'image': float32[1,4,4,3] */
 #define DETECTOR_ARG1_SIZE 4 /* 'threshold': float32[] */
