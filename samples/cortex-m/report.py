@@ -33,6 +33,7 @@ CORES = [('cortex-m4', 'mps2-an386'), ('cortex-m7', 'mps2-an500')]
 MCA_ITERATIONS = 100
 MULTI_REGISTER = re.compile(r'^(v?ldm\w*|v?stm\w*|v?push|v?pop)(\.w)?\b')
 M4_TAKEN_BRANCH_REFILL = 2
+HOT_BLOCKS = 6  # the blocks listed per core, most cycles first
 ANCHORS = [('TFLite Micro + CMSIS-NN (int8, real M4 at 120 MHz)', 8.2),
            ('microTVM + CMSIS-NN (int8, real M4 at 120 MHz)', 4.5),
            ('goal for float', 3.0)]
@@ -111,16 +112,28 @@ def trace_blocks(elf, machine, log):
 # --- llvm-mca -----------------------------------------------------------------------------------
 
 def disassembly(elf, cpu):
-    """{address: (instruction text for llvm-mca, size in bytes)} of app.elf's code."""
+    """{address: (instruction text for llvm-mca, size in bytes)} of app.elf's code, and the
+    functions' start addresses with their names, sorted."""
     text = run(['llvm-objdump-19', '-d', '--triple=thumbv7em-none-eabihf', f'--mcpu={cpu}', elf])
+    functions = sorted((int(a, 16), name) for a, name in re.findall(r'^([0-9a-f]+) <(.+)>:$',
+                                                                      text, re.M))
     out = {}
-    for m in re.finditer(r'^\s*([0-9a-f]+):\s((?:[0-9a-f]{2} )+)\s*\t(\S+)(?:\t(.*))?$', text, re.M):
+    for m in re.finditer(r'^\s*([0-9a-f]+):\s((?:[0-9a-f]{4} ?)+)\s*\t(\S+)(?:\t(.*))?$', text, re.M):
         mnemonic, operands = m[3], (m[4] or '')
         operands = re.sub(r'\s*@.*$', '', operands)
         if re.match(r'^(b|bl|cbn?z)', mnemonic):  # branch targets become a local label
             operands = re.sub(r'0x[0-9a-f]+(\s*<[^>]*>)?', '9f', operands)
-        out[int(m[1], 16)] = (f'{mnemonic}\t{operands}'.strip(), len(m[2].split()))
-    return out
+        out[int(m[1], 16)] = (f'{mnemonic}\t{operands}'.strip(), 2 * len(m[2].split()))
+    return out, functions
+
+
+def function_of(functions, pc):
+    name = '?'
+    for start, function in functions:
+        if start > pc:
+            break
+        name = function
+    return name
 
 
 def mca_cycles(blocks, code, cpu, wanted):
@@ -138,6 +151,7 @@ def mca_cycles(blocks, code, cpu, wanted):
             source += ['9:', '@ LLVM-MCA-END']
         proc = subprocess.run(['llvm-mca-19', '-mtriple=thumbv7em-none-eabihf', f'-mcpu={cpu}',
                                f'-iterations={MCA_ITERATIONS}', '-all-views=false',
+                               '-skip-unsupported-instructions=lack-sched',
                                '-summary-view'], input='\n'.join(source) + '\n',
                               capture_output=True, text=True)
         bad = {line_of.get(int(n)) for n in re.findall(r'<stdin>:(\d+):\d+: error', proc.stderr)}
@@ -153,7 +167,8 @@ def mca_cycles(blocks, code, cpu, wanted):
 
 
 def multi_register_extra(text, cpu):
-    """Cycles the core spends beyond llvm-mca's 1 on an N-register load or store."""
+    """Cycles the core spends beyond llvm-mca's 1 on a load or store of N words (a d register
+    is two)."""
     m = MULTI_REGISTER.match(text)
     if not m or '{' not in text:
         return 0
@@ -162,16 +177,20 @@ def multi_register_extra(text, cpu):
     for part in inside.split(','):
         ends = re.findall(r'\d+', part)
         count += int(ends[-1]) - int(ends[0]) + 1 if '-' in part else 1
+    if re.search(r'\bd\d', inside):
+        count *= 2
+    # M4: 1+N cycles in all; M7: N/2 (two words per cycle), llvm-mca's 1 included.
     return count if cpu == 'cortex-m4' else max(0, (count + 1) // 2 - 1)
 
 
 def estimate(elf, cpu, machine, work):
     blocks, executions, taken = trace_blocks(elf, machine, os.path.join(work, f'{cpu}.log'))
-    code = disassembly(elf, cpu)
+    code, functions = disassembly(elf, cpu)
     instructions = {pc: len(blocks[pc]) * n for pc, n in executions.items() if pc in blocks}
     total_instructions = sum(instructions.values())
     cycles = mca_cycles(blocks, code, cpu, [pc for pc in instructions])
     raw = adjusted = unread = 0.0
+    per_block = []
     for pc, n in executions.items():
         if pc not in blocks:
             continue
@@ -183,8 +202,11 @@ def estimate(elf, cpu, machine, work):
         refill = M4_TAKEN_BRANCH_REFILL * taken[pc] if cpu == 'cortex-m4' else 0
         raw += per * n
         adjusted += (per + extra) * n + refill
+        per_block.append(((per + extra) * n + refill, pc, function_of(functions, pc), n,
+                          len(blocks[pc]), per))
+    per_block.sort(reverse=True)
     return {'instructions': total_instructions, 'blocks': len(instructions), 'raw': raw,
-            'adjusted': adjusted, 'unread': unread}
+            'adjusted': adjusted, 'unread': unread, 'hot': per_block[:HOT_BLOCKS]}
 
 
 def build(kiln, cpu, machine, work):
@@ -233,6 +255,10 @@ def print_tables(rows, markdown):
                           f'{cycles / CLOCK_HZ * 1e3:.1f}'])
     table(['core', 'qemu board', 'estimate', 'instructions', 'cycles', 'cycles/MAC',
            'ms at 120 MHz'], lines)
+    table(['core', 'block', 'function', 'executions', 'instructions', 'llvm-mca cycles',
+           'share'],
+          [[cpu, f'0x{pc:x}', name, n, count, f'{per:.1f}', f'{total / e["adjusted"]:.0%}']
+           for cpu, _, _, _, _, e in rows for total, pc, name, n, count, per in e['hot']])
     for cpu, _, _, _, _, e in rows:
         print(f'{cpu}: {e["blocks"]} blocks; {e["unread"]:.0f} of {e["instructions"]} executed '
               f'instructions in blocks llvm-mca could not read (counted 1 cycle each)')
