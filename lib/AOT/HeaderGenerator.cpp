@@ -79,6 +79,28 @@ std::string commentSafe(std::string_view text) {
   return out;
 }
 
+/// What the object needs from the C library or the compiler's runtime
+/// (libgcc, compiler-rt: __aeabi_* on 32-bit ARM): a bare-metal user must
+/// link these. Wrapped at about 80 columns.
+std::string requiredSymbolsLine(const std::vector<std::string> &symbols) {
+  if (symbols.empty())
+    return "External symbols: none (the object calls no library function).";
+  std::string out = "External symbols the object calls (from libc or the "
+                    "compiler runtime):";
+  size_t column = 80;
+  for (size_t i = 0; i < symbols.size(); ++i) {
+    std::string item =
+        commentSafe(symbols[i]) + (i + 1 < symbols.size() ? "," : ".");
+    if (column + item.size() + 1 > 78) {
+      out += "\n *  ";
+      column = 4;
+    }
+    out += " " + item;
+    column += item.size() + 1;
+  }
+  return out;
+}
+
 std::string cStringLiteral(std::string_view text) {
   std::string out = "\"";
   for (char c : text) {
@@ -281,6 +303,7 @@ std::string generateHeader(const ModelInfo &info) {
       {"TRIPLE", commentSafe(info.triple)},
       {"CPU", commentSafe(info.cpu)},
       {"FEATURES", commentSafe(info.features)},
+      {"REQUIRED_SYMBOLS", requiredSymbolsLine(info.requiredSymbols)},
       {"NUM_ARGS", std::to_string(info.args.size())},
       {"NUM_RESULTS", std::to_string(info.results.size())},
       {"NUM_VARIABLES", std::to_string(variables)},

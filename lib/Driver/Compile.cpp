@@ -178,7 +178,6 @@ Error generateCode(const import::ImportedModel &model,
   info.arenaAlignment = analysis::BufferAssignment::kArenaAlignment;
   info.peakLiveBytes = buffers->peakLiveBytes();
   info.weightsBytes = generated->weightsBytes;
-  info.requiredSymbols = generated->requiredSymbols;
   info.tuning = generated->targetDescription;
   for (const codegen::KernelRecord &record : generated->kernels)
     info.kernels.push_back({record.instruction, record.kernel, record.function,
@@ -217,6 +216,10 @@ Error generateCode(const import::ImportedModel &model,
   Expected<std::vector<ObjectSymbol>> symbols = readObjectSymbols(*object);
   if (!symbols)
     return symbols.takeError();
+  Expected<std::vector<std::string>> required = readUndefinedSymbols(*object);
+  if (!required)
+    return required.takeError();
+  info.requiredSymbols = std::move(*required);
   ObjectSizes sizes = sumObjectSizes(*symbols);
   info.codeBytes = sizes.codeBytes;
   info.objectWeightBytes = sizes.weightBytes;

@@ -46,6 +46,22 @@ llvm::ARM::FPUKind genericFpu(const llvm::Triple &triple,
   return llvm::ARM::getDefaultFPU("generic", arch);
 }
 
+/// Each feature once, where it last occurs: the FPU and extension lists
+/// repeat some (-aes, -sha2, -fullfp16), and the last entry is what counts.
+std::vector<std::string> lastOfEach(const std::vector<llvm::StringRef> &all) {
+  std::vector<std::string> result;
+  for (size_t i = 0; i < all.size(); ++i) {
+    llvm::StringRef name = all[i].drop_front();
+    bool later = std::any_of(all.begin() + i + 1, all.end(),
+                             [&](llvm::StringRef f) {
+                               return f.drop_front() == name;
+                             });
+    if (!later)
+      result.push_back(all[i].str());
+  }
+  return result;
+}
+
 std::vector<std::string> armFeatures(const llvm::Triple &triple,
                                      const std::string &cpu) {
   llvm::ARM::ArchKind arch =
@@ -57,7 +73,7 @@ std::vector<std::string> armFeatures(const llvm::Triple &triple,
   llvm::ARM::getExtensionFeatures(
       llvm::ARM::getDefaultExtensions(isGeneric(cpu) ? "generic" : cpu, arch),
       features);
-  std::vector<std::string> result(features.begin(), features.end());
+  std::vector<std::string> result = lastOfEach(features);
   // Helium (MVE) stays off until its code is checked against the scalar
   // code; --features +mve.fp (after these) turns it on.
   if (std::find(result.begin(), result.end(), "+mve") != result.end() ||
