@@ -9,7 +9,8 @@ qemu-system-arm, and checks:
     same seeded input within float32 tolerances (the Cortex-M code uses fused multiply-add);
   - the weights are in the part's flash (.kiln_weights) and the arena in its RAM (.bss);
   - kws.o needs nothing from a C library: its only undefined symbols are the helpers the
-    sample provides (aeabi.c, libm.c), and the link uses no other library (-nostdlib);
+    sample provides (aeabi.c, libm.c), and the link uses no other library (-nostdlib); the
+    manifest's required_symbols lists exactly them;
   - with --oversize: a 256-channel model is refused by `kiln compile --max-flash` writing
     nothing, and without the kiln-side limits the link fails against mps2.ld's regions.
 Exits 77 (ctest: skipped) only when qemu-system-arm is not installed.
@@ -18,6 +19,7 @@ Usage: check.py --kiln PREFIX/bin/kiln --work DIR [--cpu cortex-m4 --machine mps
                 [--build make|cmake] [--oversize]
 """
 import argparse
+import json
 import os
 import re
 import shutil
@@ -70,7 +72,7 @@ def build_and_run(args, build):
              f'-DKWS_CPU={args.cpu}'])
         run(['cmake', '--build', build])
         model = os.path.join(build, 'kiln', 'kws')  # where kiln_add_model writes kws.*
-        for name in ('kws.o', 'kws.h'):
+        for name in ('kws.o', 'kws.h', 'kws.json'):
             shutil.copy(os.path.join(model, name), build)
         for name in ('kws.onnx', 'kws_input.npy'):
             shutil.copy(os.path.join(build, 'model', name), build)
@@ -139,6 +141,10 @@ def check_undefined(build):
     if not undefined <= PROVIDED:
         raise Failure(f'kws.o calls {sorted(undefined - PROVIDED)}, which the sample does not '
                       f'provide')
+    listed = set(json.load(open(os.path.join(build, 'kws.json')))['required_symbols'])
+    if listed != undefined:
+        raise Failure(f'kws.json lists required_symbols {sorted(listed)}, but kws.o calls '
+                      f'{sorted(undefined)}')
     print(f'kws.o calls {sorted(undefined) or "nothing"} outside itself: no C library needed')
 
 
