@@ -8,13 +8,19 @@
 uint64_t kws_udivmod64(uint64_t numerator, uint64_t denominator, uint64_t *remainder);
 void __aeabi_uldivmod(void);
 
-/* Restoring division, one quotient bit per step. Division by zero returns all ones and the
- * numerator as the remainder (the callers never divide by zero). */
+/* Operands that fit 32 bits (kiln's pixel indices do) take the core's UDIV; others restoring
+ * division, one quotient bit per step. Division by zero returns all ones and the numerator as
+ * the remainder (the callers never divide by zero). */
 uint64_t kws_udivmod64(uint64_t numerator, uint64_t denominator, uint64_t *remainder) {
   uint64_t quotient = 0, partial = 0;
   if (denominator == 0) {
     *remainder = numerator;
     return ~(uint64_t)0;
+  }
+  if ((numerator | denominator) >> 32 == 0) {
+    uint32_t n = (uint32_t)numerator, d = (uint32_t)denominator;
+    *remainder = n % d;
+    return n / d;
   }
   for (int bit = 63; bit >= 0; --bit) {
     uint64_t carry = partial >> 63; /* the shift below would lose it when denominator > 2^63 */
