@@ -8,7 +8,8 @@ For the Cortex-M4F (mps2-an386) and the Cortex-M7 (mps2-an500) build of samples/
           block's instructions and how often each block ran. The blocks' instructions, as
           llvm-objdump-19 prints them from app.elf, go through llvm-mca-19 (-mcpu of the core,
           100 iterations, one code region per block); a block's cycles are its region's cycles
-          per iteration, weighted by its executions. Blocks llvm-mca cannot read count one
+          per iteration, weighted by its executions (IT instructions, which llvm-mca does not
+          model, are skipped). Blocks llvm-mca cannot read count one
           cycle per instruction (the report says how many instructions that is).
           llvm-mca's models charge 1 cycle for a multi-register load/store (LDM, STM, PUSH,
           POP, VLDM, VSTM) and nothing for a taken branch; the "adjusted" estimate adds what the
@@ -53,7 +54,7 @@ def run(cmd, **kwargs):
 # --- sizes --------------------------------------------------------------------------------------
 
 def section_sizes(path):
-    """{name: (size, flags)} of the allocated sections (llvm-readelf-19 -SW)."""
+    """{name: (size, flags, type)} of the allocated sections (llvm-readelf-19 -SW)."""
     sizes = {}
     for m in re.finditer(r'^\s*\[\s*\d+\]\s+(\S+)\s+(\S+)\s+[0-9a-f]+\s+[0-9a-f]+\s+([0-9a-f]+)'
                          r'\s+[0-9a-f]+\s+(\S*A\S*)\s', run(['llvm-readelf-19', '-SW', path]), re.M):
