@@ -10,7 +10,8 @@ qemu-system-arm, and checks:
   - the weights are in the part's flash (.kiln_weights) and the arena in its RAM (.bss);
   - kws.o needs nothing from a C library: its only undefined symbols are the helpers the
     sample provides (aeabi.c, libm.c), and the link uses no other library (-nostdlib); the
-    manifest's required_symbols lists exactly them;
+    manifest's required_symbols lists exactly them; and no instruction of it is
+    double-precision (.f64: the M4's FPU has none);
   - with --oversize: a 256-channel model is refused by `kiln compile --max-flash` writing
     nothing, and without the kiln-side limits the link fails against mps2.ld's regions.
 Exits 77 (ctest: skipped) only when qemu-system-arm is not installed.
@@ -148,6 +149,15 @@ def check_undefined(build):
     print(f'kws.o calls {sorted(undefined) or "nothing"} outside itself: no C library needed')
 
 
+def check_single_precision(args, build):
+    code = run(['llvm-objdump-19', '-d', '--triple=thumbv7em-none-eabihf', f'--mcpu={args.cpu}',
+                os.path.join(build, 'kws.o')])
+    doubles = re.findall(r'^\s*[0-9a-f]+:.*\t(v[\w.]*\.f64\b.*)$', code, re.M)
+    if doubles:
+        raise Failure(f'kws.o has double-precision instructions: {doubles[:5]}')
+    print('kws.o: no double-precision instruction')
+
+
 def check_oversize(args, work):
     wide = os.path.join(work, 'wide')
     refused = make(args, wide, 'CHANNELS=256', expect_ok=False)
@@ -182,6 +192,7 @@ def main():
         check_against_evaluator(args, build, parse_results(output))
         check_placement(build)
         check_undefined(build)
+        check_single_precision(args, build)
         if args.oversize:
             check_oversize(args, work)
     except Failure as e:
