@@ -153,6 +153,8 @@ Error generateCode(const import::ImportedModel &model,
   auto machine = target::createTargetMachine(resolved);
   if (!machine)
     return machine.takeError();
+  if (Error error = checkAddressSpace(*buffers, module, **machine))
+    return error;
   llvm::LLVMContext context;
   codegen::CodeGenOptions codegenOptions;
   codegenOptions.entryName = info.name + "_run";

@@ -20,6 +20,10 @@
 #include <string>
 #include <string_view>
 
+namespace llvm {
+class TargetMachine;
+} // namespace llvm
+
 namespace kiln::driver {
 
 /// Every input, result and instruction value of `model` fits --max-arena.
@@ -31,6 +35,12 @@ Error checkArenaSize(const analysis::BufferAssignment &buffers);
 /// "the largest is %x from node 'n', N bytes": where to look first when
 /// the arena is over a budget (--max-arena, --max-ram).
 std::string largestArenaValue(const analysis::BufferAssignment &buffers);
+
+/// On targets with 32-bit pointers (32-bit ARM), the arena and every value
+/// must be addressable: below 4 GiB, or an error naming the target.
+Error checkAddressSpace(const analysis::BufferAssignment &buffers,
+                        const ir::Module &module,
+                        const llvm::TargetMachine &machine);
 
 /// A zero-filled literal of the array `shape`, or an error naming `what`
 /// when the memory is not there (sizes within a raised --max-arena may
