@@ -79,6 +79,28 @@ std::string commentSafe(std::string_view text) {
   return out;
 }
 
+/// What the object needs from the C library or the compiler's runtime
+/// (libgcc, compiler-rt: __aeabi_* on 32-bit ARM): a bare-metal user must
+/// link these. Wrapped at about 80 columns.
+std::string requiredSymbolsLine(const std::vector<std::string> &symbols) {
+  if (symbols.empty())
+    return "External symbols: none (the object calls no library function).";
+  std::string out = "External symbols the object calls (from libc or the "
+                    "compiler runtime):";
+  size_t column = 80;
+  for (size_t i = 0; i < symbols.size(); ++i) {
+    std::string item =
+        commentSafe(symbols[i]) + (i + 1 < symbols.size() ? "," : ".");
+    if (column + item.size() + 1 > 78) {
+      out += "\n *  ";
+      column = 4;
+    }
+    out += " " + item;
+    column += item.size() + 1;
+  }
+  return out;
+}
+
 std::string cStringLiteral(std::string_view text) {
   std::string out = "\"";
   for (char c : text) {
@@ -281,12 +303,22 @@ std::string generateHeader(const ModelInfo &info) {
       {"TRIPLE", commentSafe(info.triple)},
       {"CPU", commentSafe(info.cpu)},
       {"FEATURES", commentSafe(info.features)},
+      {"REQUIRED_SYMBOLS", requiredSymbolsLine(info.requiredSymbols)},
       {"NUM_ARGS", std::to_string(info.args.size())},
       {"NUM_RESULTS", std::to_string(info.results.size())},
       {"NUM_VARIABLES", std::to_string(variables)},
       {"ARENA_SIZE", std::to_string(info.arenaBytes)},
       {"ARENA_ALIGN", std::to_string(info.arenaAlignment)},
       {"WEIGHTS_SIZE", std::to_string(info.weightsBytes)},
+      {"ARENA_SECTION_NOTE",
+       info.arenaSection.empty()
+           ? std::string()
+           : fmt::format(" and places it in section {} (--arena-section)",
+                         info.arenaSection)},
+      {"ARENA_SECTION_ATTRIBUTE",
+       info.arenaSection.empty()
+           ? std::string()
+           : fmt::format(", section({})", cStringLiteral(info.arenaSection))},
       {"BUFFER_MACROS", bufferMacros(info, macro)},
       {"NAMESPACE_OPEN", nsOpen},
       {"NAMESPACE_CLOSE", nsClose},

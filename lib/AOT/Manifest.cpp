@@ -42,6 +42,11 @@ std::string jsonString(std::string_view text) {
   return out + "\"";
 }
 
+/// A string, or null for an empty one (a setting not given).
+std::string jsonStringOrNull(std::string_view text) {
+  return text.empty() ? std::string("null") : jsonString(text);
+}
+
 std::string shapeList(const std::vector<int64_t> &shape) {
   std::string out = "[";
   for (size_t i = 0; i < shape.size(); ++i)
@@ -139,9 +144,14 @@ std::string generateManifest(const ModelInfo &info) {
   out += fmt::format("  \"weights_bytes\": {},\n", info.weightsBytes);
   out += fmt::format("  \"sizes\": {{\n    \"code_bytes\": {},\n"
                      "    \"weight_bytes\": {},\n    \"arena_bytes\": {},\n"
-                     "    \"peak_live_bytes\": {}\n  }},\n",
+                     "    \"peak_live_bytes\": {},\n"
+                     "    \"flash_bytes\": {},\n    \"ram_bytes\": {}\n  }},\n",
                      info.codeBytes, info.objectWeightBytes, info.arenaBytes,
-                     info.peakLiveBytes);
+                     info.peakLiveBytes, info.flashBytes, info.ramBytes);
+  out += fmt::format("  \"placement\": {{\n    \"weights_section\": {},\n"
+                     "    \"arena_section\": {}\n  }},\n",
+                     jsonStringOrNull(info.weightsSection),
+                     jsonStringOrNull(info.arenaSection));
   out += fmt::format("  \"args\": {},\n", tensorArray(info.args, true));
   out += fmt::format("  \"results\": {},\n", tensorArray(info.results, false));
   out += fmt::format("  \"kernels\": {},\n", kernelArray(info.kernels));

@@ -88,8 +88,8 @@ DotPlan planDot(const Instruction &instruction) {
 /// targets with FMA (EmitterContext::fusedMultiplyAdd), else two.
 Expected<Value *> multiplyAdd(EmitterContext &ctx, const Instruction &inst,
                               DType dtype, Value *acc, Value *a, Value *b) {
-  if (ctx.fusedMultiplyAdd() && ir::isFloat(dtype) && dtype != DType::F16 &&
-      dtype != DType::BF16)
+  if (ctx.fusedMultiplyAdd(acc->getType()) && ir::isFloat(dtype) &&
+      dtype != DType::F16 && dtype != DType::BF16)
     return ctx.builder().CreateIntrinsic(llvm::Intrinsic::fma, {acc->getType()},
                                          {a, b, acc});
   Value *product = emitElementwiseOp(ctx, ir::Opcode::Multiply, dtype, {a, b});

@@ -114,7 +114,7 @@ Value *EmitterContext::bufferPointer(std::map<int64_t, Value *> &cache,
   llvm::Type *ptr = prologue.getPtrTy();
   Value *slot =
       prologue.CreateConstInBoundsGEP1_64(ptr, array, uint64_t(index));
-  Value *pointer = prologue.CreateAlignedLoad(ptr, slot, llvm::Align(8),
+  Value *pointer = prologue.CreateAlignedLoad(ptr, slot, pointerAlign(),
                                               name + std::to_string(index));
   cache[index] = pointer;
   return pointer;

@@ -87,6 +87,11 @@ public:
   /// Widest vector register of the target in bits (512 avx512f, 256 avx,
   /// 128 SSE/NEON) and how many elements of `dtype`'s compute type fit.
   unsigned vectorBits() const { return target_.vectorBits; }
+  /// The alignment of a pointer in an array of pointers (args, results,
+  /// task frames): 8 bytes on 64-bit targets, 4 on 32-bit ARM.
+  llvm::Align pointerAlign() const {
+    return module_.getDataLayout().getPointerABIAlignment(0);
+  }
   /// Whether llvm.floor/ceil/trunc/roundeven are single instructions on the
   /// target (AArch64, x86 with SSE4.1); otherwise they would be libm calls
   /// and the math emitter rounds with integer-free float tricks instead.
@@ -96,7 +101,12 @@ public:
   /// product is exact and each step rounds once, which is faster and more
   /// accurate; without it they multiply and add (two roundings), because a
   /// libm fma call per step would be far slower.
-  bool fusedMultiplyAdd() const { return target_.fma; }
+  /// `type` is the accumulator's (scalar or vector) type: single-precision
+  /// FPUs fuse f32 only.
+  bool fusedMultiplyAdd(const llvm::Type *type) const {
+    return type->getScalarType()->isDoubleTy() ? target_.fmaDouble
+                                               : target_.fma;
+  }
   unsigned vectorLanes(ir::DType dtype) const;
   /// Bits of one lane of dtype's compute type when vectorized.
   static int64_t computeTypeBits(ir::DType dtype);

@@ -80,7 +80,7 @@ static llvm::Function *taskFunction(EmitterContext &ctx, llvm::Function &kernel,
   for (size_t i = 0; i < pointers; ++i)
     args.push_back(b.CreateAlignedLoad(
         ptr, b.CreateConstInBoundsGEP1_64(ptr, task->getArg(0), i),
-        llvm::Align(8)));
+        ctx.pointerAlign()));
   Value *index = task->getArg(1);
   args.push_back(index);
   args.push_back(b.CreateNUWAdd(index, b.getInt64(1)));
@@ -103,17 +103,17 @@ static void emitPoolCall(EmitterContext &ctx, llvm::Function &kernel,
     llvm::IRBuilder<> entry(&caller->getEntryBlock(),
                             caller->getEntryBlock().begin());
     frame = entry.CreateAlloca(frameType, nullptr, "task.frame");
-    frame->setAlignment(llvm::Align(8));
+    frame->setAlignment(ctx.pointerAlign());
   }
   b.CreateLifetimeStart(frame);
   for (size_t i = 0; i < pointers.size(); ++i)
     b.CreateAlignedStore(pointers[i],
                          b.CreateConstInBoundsGEP1_64(ptr, frame, i),
-                         llvm::Align(8));
+                         ctx.pointerAlign());
   // kiln_parallel is { parallel_for, ctx }: two pointers (runtime.h).
-  Value *parallelFor = b.CreateAlignedLoad(ptr, pool, llvm::Align(8));
+  Value *parallelFor = b.CreateAlignedLoad(ptr, pool, ctx.pointerAlign());
   Value *poolContext = b.CreateAlignedLoad(
-      ptr, b.CreateConstInBoundsGEP1_64(ptr, pool, 1), llvm::Align(8));
+      ptr, b.CreateConstInBoundsGEP1_64(ptr, pool, 1), ctx.pointerAlign());
   auto *forType = llvm::FunctionType::get(
       b.getVoidTy(), {ptr, b.getInt64Ty(), ptr, ptr}, false);
   b.CreateCall(forType, parallelFor,

@@ -51,6 +51,48 @@ void setCaches(TargetInfo &info) {
     }
 }
 
+/// Targets without vector registers (Cortex-M, ARM VFP-only, RISC-V
+/// without V) still get 128-bit IR vectors, which LLVM splits into four
+/// scalar operations: a 4-wide unrolled register block. Their 32 scalar
+/// FP registers then hold 8 such "vectors" for the tile choice.
+void setScalarFpu(TargetInfo &info) {
+  info.vectorBits = 128;
+  info.vectorRegisters = 8;
+}
+
+/// 32-bit ARM: NEON's 16 quad registers; without NEON (Cortex-M, the
+/// VFPv3-D16 baseline) scalar code, see setScalarFpu. Fused
+/// multiply-add (VFMA) comes with VFPv4 and ARMv8's FP; on a VFPv3 core
+/// llvm.fma would be a libm call. Rounding to integral values is one
+/// instruction from ARMv8's FP on (VRINT).
+template <typename Has> void setArm32(TargetInfo &info, Has has) {
+  if (has("+neon")) {
+    info.vectorBits = 128;
+    info.vectorRegisters = 16;
+  } else {
+    setScalarFpu(info);
+  }
+  info.fma = has("+vfp4d16sp");
+  info.fmaDouble = has("+vfp4d16") && has("+fp64");
+  info.nativeRounding = has("+fp-armv8d16sp");
+}
+
+/// RISC-V 64: the V extension's vectors are at least 128 bits (Zvl128b,
+/// implied by V), and kiln's fixed-width vectors must be correct for any
+/// VLEN >= 128, so 128 it is; 32 vector registers. F and D have FMADD.
+/// Rounding to integral values needs Zfa (FROUND).
+template <typename Has> void setRiscV(TargetInfo &info, Has has) {
+  if (has("+v")) {
+    info.vectorBits = 128;
+    info.vectorRegisters = 32;
+  } else {
+    setScalarFpu(info);
+  }
+  info.fma = has("+f");
+  info.fmaDouble = has("+d");
+  info.nativeRounding = has("+zfa");
+}
+
 int64_t roundDown(int64_t value, int64_t multiple) {
   return std::max(multiple, value / multiple * multiple);
 }
@@ -72,6 +114,7 @@ TargetInfo TargetInfo::fromMachine(const llvm::TargetMachine &machine) {
     info.vectorBits = 128;
     info.vectorRegisters = 32;
     info.fma = true;
+    info.fmaDouble = true;
     info.nativeRounding = true;
   } else if (info.isX86) {
     // 512-bit vectors are used whenever AVX-512F exists: even where a CPU
@@ -85,7 +128,12 @@ TargetInfo TargetInfo::fromMachine(const llvm::TargetMachine &machine) {
       info.vectorBits = 256;
     }
     info.fma = has("+fma");
+    info.fmaDouble = info.fma;
     info.nativeRounding = has("+sse4.1");
+  } else if (triple.isARM() || triple.isThumb()) {
+    setArm32(info, has);
+  } else if (triple.isRISCV64()) {
+    setRiscV(info, has);
   }
   setCaches(info);
   return info;

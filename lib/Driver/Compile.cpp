@@ -2,7 +2,9 @@
 #include "kiln/Driver/Compile.h"
 #include "Graphviz.h"
 #include "MemoryBudget.h"
+#include "PartBudget.h"
 #include "Report.h"
+#include "SectionPlacement.h"
 
 #include "kiln/Analysis/BufferAssignment.h"
 #include "kiln/Analysis/TripCount.h"
@@ -151,6 +153,8 @@ Error generateCode(const import::ImportedModel &model,
   auto machine = target::createTargetMachine(resolved);
   if (!machine)
     return machine.takeError();
+  if (Error error = checkAddressSpace(*buffers, module, **machine))
+    return error;
   llvm::LLVMContext context;
   codegen::CodeGenOptions codegenOptions;
   codegenOptions.entryName = info.name + "_run";
@@ -161,6 +165,7 @@ Error generateCode(const import::ImportedModel &model,
       codegen::emitModule(module, *buffers, codegenOptions, context, **machine);
   if (!generated)
     return generated.takeError();
+  placeWeights(*generated->module, options.weightsSection);
   timer.emplace(phases, kPhaseOptimization);
   unsigned threads =
       options.threads ? options.threads : target::defaultThreadCount();
@@ -175,7 +180,6 @@ Error generateCode(const import::ImportedModel &model,
   info.arenaAlignment = analysis::BufferAssignment::kArenaAlignment;
   info.peakLiveBytes = buffers->peakLiveBytes();
   info.weightsBytes = generated->weightsBytes;
-  info.requiredSymbols = generated->requiredSymbols;
   info.tuning = generated->targetDescription;
   for (const codegen::KernelRecord &record : generated->kernels)
     info.kernels.push_back({record.instruction, record.kernel, record.function,
@@ -214,9 +218,22 @@ Error generateCode(const import::ImportedModel &model,
   Expected<std::vector<ObjectSymbol>> symbols = readObjectSymbols(*object);
   if (!symbols)
     return symbols.takeError();
+  Expected<std::vector<std::string>> required = readUndefinedSymbols(*object);
+  if (!required)
+    return required.takeError();
+  info.requiredSymbols = std::move(*required);
   ObjectSizes sizes = sumObjectSizes(*symbols);
   info.codeBytes = sizes.codeBytes;
   info.objectWeightBytes = sizes.weightBytes;
+  Expected<ObjectFootprint> footprint = readObjectFootprint(*object);
+  if (!footprint)
+    return footprint.takeError();
+  info.flashBytes = footprint->flashBytes();
+  info.ramBytes = ramBytes(info, *footprint);
+  if (Error error =
+          checkPartBudget({options.maxFlashBytes, options.maxRamBytes}, info,
+                          *footprint, *buffers))
+    return error;
   if (wants(options.emit, "report")) {
     CompileReport report =
         buildCompileReport(info, module, *buffers, *symbols);
@@ -377,6 +394,12 @@ Expected<CompileResult> compileImported(const import::ImportedModel &imported,
       target::resolveTarget({options.triple, options.cpu, options.features});
   if (!resolved)
     return resolved.takeError();
+  if (Error error = checkSectionName("--weights-section",
+                                     options.weightsSection, resolved->triple))
+    return error;
+  if (Error error = checkSectionName("--arena-section", options.arenaSection,
+                                     resolved->triple))
+    return error;
   if (Error error = checkVariableUpdates(imported))
     return error;
   const std::unique_ptr<ir::Module> *module = &imported.module;
@@ -409,6 +432,8 @@ Expected<CompileResult> compileImported(const import::ImportedModel &imported,
   result.info.triple = resolved->triple;
   result.info.cpu = resolved->cpu;
   result.info.features = resolved->features;
+  result.info.weightsSection = options.weightsSection;
+  result.info.arenaSection = options.arenaSection;
 
   AtomicFileSet files;
   if (Error error = generateCode(imported, options, *resolved, prefix,

@@ -5,6 +5,9 @@
 #include "kiln/Support/Allocation.h"
 #include "kiln/Support/ResourceLimits.h"
 
+#include "llvm/IR/DataLayout.h"
+#include "llvm/Target/TargetMachine.h"
+
 namespace kiln::driver {
 
 namespace {
@@ -81,8 +84,8 @@ Error checkInstructions(const ir::Module &module) {
   return Error::success();
 }
 
-/// "the largest is %x from node 'n', N bytes": where to look first when
-/// the arena is over the budget.
+} // namespace
+
 std::string largestArenaValue(const analysis::BufferAssignment &buffers) {
   std::optional<analysis::ValueRef> largest;
   int64_t largestBytes = -1;
@@ -99,8 +102,6 @@ std::string largestArenaValue(const analysis::BufferAssignment &buffers) {
                      sourceNote(instruction, name), largestBytes);
 }
 
-} // namespace
-
 Error checkDeclaredSizes(const import::ImportedModel &model) {
   if (Error e = checkInputs(model))
     return e;
@@ -116,6 +117,34 @@ Error checkArenaSize(const analysis::BufferAssignment &buffers) {
                                      "({})",
                                      largestArenaValue(buffers)),
                          buffers.arenaBytes());
+}
+
+Error checkAddressSpace(const analysis::BufferAssignment &buffers,
+                        const ir::Module &module,
+                        const llvm::TargetMachine &machine) {
+  if (machine.createDataLayout().getPointerSizeInBits() > 32)
+    return Error::success();
+  // Signed 32-bit offsets address 2 GiB from a base pointer.
+  constexpr int64_t kLimit = (int64_t(1) << 31) - 1;
+  std::string triple = machine.getTargetTriple().str();
+  if (buffers.arenaBytes() > kLimit)
+    return makeError("target '{}' has 32-bit pointers: the arena of the "
+                     "intermediate values ({} bytes; {}) does not fit its "
+                     "2 GiB address range",
+                     triple, buffers.arenaBytes(), largestArenaValue(buffers));
+  for (const ir::Computation *computation : module.computations())
+    for (const ir::Instruction *instruction : computation->instructions()) {
+      std::optional<int64_t> bytes =
+          ir::checkedValueBytes(instruction->shape());
+      if (bytes && *bytes <= kLimit)
+        continue;
+      std::string name = "%" + instruction->name();
+      return makeError("target '{}' has 32-bit pointers: {}{} of type {} "
+                       "needs more than its 2 GiB address range",
+                       triple, name, sourceNote(*instruction, name),
+                       instruction->shape().toString());
+    }
+  return Error::success();
 }
 
 Expected<ir::Literal> allocateLiteral(const ir::Shape &shape,

@@ -17,7 +17,12 @@
 #include "kiln/Import/Import.h"
 #include "kiln/Support/Error.h"
 
+#include <string>
 #include <string_view>
+
+namespace llvm {
+class TargetMachine;
+} // namespace llvm
 
 namespace kiln::driver {
 
@@ -26,6 +31,16 @@ Error checkDeclaredSizes(const import::ImportedModel &model);
 
 /// The arena `buffers` assigns fits --max-arena.
 Error checkArenaSize(const analysis::BufferAssignment &buffers);
+
+/// "the largest is %x from node 'n', N bytes": where to look first when
+/// the arena is over a budget (--max-arena, --max-ram).
+std::string largestArenaValue(const analysis::BufferAssignment &buffers);
+
+/// On targets with 32-bit pointers (32-bit ARM), the arena and every value
+/// must be addressable: below 4 GiB, or an error naming the target.
+Error checkAddressSpace(const analysis::BufferAssignment &buffers,
+                        const ir::Module &module,
+                        const llvm::TargetMachine &machine);
 
 /// A zero-filled literal of the array `shape`, or an error naming `what`
 /// when the memory is not there (sizes within a raised --max-arena may

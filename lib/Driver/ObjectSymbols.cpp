@@ -117,4 +117,33 @@ Expected<std::vector<ObjectSymbol>> readObjectSymbols(std::string_view object) {
   return symbols;
 }
 
+Expected<std::vector<std::string>>
+readUndefinedSymbols(std::string_view object) {
+  llvm::MemoryBufferRef buffer(llvm::StringRef(object.data(), object.size()),
+                               "object");
+  llvm::Expected<std::unique_ptr<ObjectFile>> file =
+      ObjectFile::createObjectFile(buffer);
+  if (!file)
+    return makeError("cannot read the emitted object: {}",
+                     llvm::toString(file.takeError()));
+  std::vector<std::string> names;
+  for (const SymbolRef &symbol : (*file)->symbols()) {
+    llvm::Expected<uint32_t> flags = symbol.getFlags();
+    llvm::Expected<llvm::StringRef> name = symbol.getName();
+    if (!flags || !name)
+      return makeError(
+          "cannot read the emitted object's symbols: {}",
+          llvm::toString(flags ? name.takeError() : flags.takeError()));
+    if (!(*flags & SymbolRef::SF_Undefined) || name->empty())
+      continue;
+    std::string text = name->str();
+    if ((*file)->isMachO() && text[0] == '_')
+      text.erase(0, 1);
+    names.push_back(std::move(text));
+  }
+  std::sort(names.begin(), names.end());
+  names.erase(std::unique(names.begin(), names.end()), names.end());
+  return names;
+}
+
 } // namespace kiln::driver

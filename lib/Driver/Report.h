@@ -55,6 +55,16 @@ struct ObjectSymbol {
 /// Mach-O records none, so a symbol reaches the next one in its section.
 Expected<std::vector<ObjectSymbol>> readObjectSymbols(std::string_view object);
 
+/// A weight constant's symbol: const.INST (as is) or packed.INST (packed
+/// for a kernel). Code generation names every weight so (SizeReport.cpp).
+bool isWeightSymbol(std::string_view symbol);
+
+/// The symbols the object references but does not define, sorted: what it
+/// needs from libc or the compiler runtime (the manifest's
+/// "required_symbols"; __aeabi_* helpers on 32-bit ARM, say).
+Expected<std::vector<std::string>>
+readUndefinedSymbols(std::string_view object);
+
 /// The object's bytes by kind (SizeReport.cpp; the manifest's "sizes").
 struct ObjectSizes {
   int64_t codeBytes = 0;   ///< every function symbol

@@ -142,12 +142,16 @@ std::string codePerComputation(const std::vector<CodeRow> &rows,
 
 } // namespace
 
+bool isWeightSymbol(std::string_view symbol) {
+  return weightName(symbol).has_value();
+}
+
 ObjectSizes sumObjectSizes(const std::vector<ObjectSymbol> &symbols) {
   ObjectSizes sizes;
   for (const ObjectSymbol &symbol : symbols) {
     if (symbol.isFunction)
       sizes.codeBytes += symbol.bytes;
-    else if (weightName(symbol.name))
+    else if (isWeightSymbol(symbol.name))
       sizes.weightBytes += symbol.bytes;
     else
       sizes.otherDataBytes += symbol.bytes;
@@ -279,12 +283,16 @@ ReportSection totalsReportSection(const aot::ModelInfo &info,
        {"weights", std::to_string(sizes.weightBytes)},
        {"other read-only data", std::to_string(sizes.otherDataBytes)},
        {"arena", std::to_string(info.arenaBytes)},
-       {"peak live", std::to_string(info.peakLiveBytes)}});
+       {"peak live", std::to_string(info.peakLiveBytes)},
+       {"flash", std::to_string(info.flashBytes)},
+       {"ram", std::to_string(info.ramBytes)}});
   section.json["code_bytes"] = sizes.codeBytes;
   section.json["weight_bytes"] = sizes.weightBytes;
   section.json["other_data_bytes"] = sizes.otherDataBytes;
   section.json["arena_bytes"] = info.arenaBytes;
   section.json["peak_live_bytes"] = info.peakLiveBytes;
+  section.json["flash_bytes"] = info.flashBytes;
+  section.json["ram_bytes"] = info.ramBytes;
   return section;
 }
 

@@ -1,10 +1,13 @@
 //===- Target.cpp - Target selection and machine code emission -----------===//
 //
-// Only the X86 and AArch64 backends are initialized: those are the targets
-// kiln generates code for, and initializing just them keeps start-up cheap.
+// Only the X86, AArch64, ARM and RISC-V backends are initialized: those are
+// the targets kiln generates code for, and initializing just them keeps
+// start-up cheap. Per-triple CPU and feature defaults: TargetDefaults.cpp.
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Target/Target.h"
+
+#include "TargetDefaults.h"
 
 #include "llvm/ADT/SmallVector.h"
 #include "llvm/ADT/StringExtras.h"
@@ -37,6 +40,16 @@ void LLVMInitializeAArch64Target();
 void LLVMInitializeAArch64TargetMC();
 void LLVMInitializeAArch64AsmPrinter();
 void LLVMInitializeAArch64AsmParser();
+void LLVMInitializeARMTargetInfo();
+void LLVMInitializeARMTarget();
+void LLVMInitializeARMTargetMC();
+void LLVMInitializeARMAsmPrinter();
+void LLVMInitializeARMAsmParser();
+void LLVMInitializeRISCVTargetInfo();
+void LLVMInitializeRISCVTarget();
+void LLVMInitializeRISCVTargetMC();
+void LLVMInitializeRISCVAsmPrinter();
+void LLVMInitializeRISCVAsmParser();
 }
 
 namespace kiln::target {
@@ -44,10 +57,20 @@ namespace kiln::target {
 namespace {
 
 /// The triples kiln is tested on; listed in errors about unknown targets.
-constexpr const char *kKnownTriples[] = {
-    "x86_64-linux-gnu", "aarch64-linux-gnu", "aarch64-linux-android",
-    "arm64-apple-ios",  "arm64-apple-macos", "x86_64-apple-macos",
-    "aarch64-none-elf"};
+constexpr const char *kKnownTriples[] = {"x86_64-linux-gnu",
+                                         "aarch64-linux-gnu",
+                                         "aarch64-linux-android",
+                                         "arm64-apple-ios",
+                                         "arm64-apple-macos",
+                                         "x86_64-apple-macos",
+                                         "aarch64-none-elf",
+                                         "armv7a-linux-gnueabihf",
+                                         "thumbv7em-none-eabihf",
+                                         "thumbv7em-none-eabi",
+                                         "thumbv8m.main-none-eabihf",
+                                         "thumbv8.1m.main-none-eabihf",
+                                         "armv7-none-linux-androideabi21",
+                                         "riscv64-linux-gnu"};
 
 std::string knownTriplesList() {
   std::string list;
@@ -58,7 +81,8 @@ std::string knownTriplesList() {
 
 bool isSupportedArch(const llvm::Triple &triple) {
   return triple.getArch() == llvm::Triple::x86_64 ||
-         triple.getArch() == llvm::Triple::aarch64;
+         triple.getArch() == llvm::Triple::aarch64 || isArm32(triple) ||
+         isRiscV64(triple);
 }
 
 /// Operating systems whose objects must be position independent (they end
@@ -145,6 +169,16 @@ void initializeTargets() {
     LLVMInitializeAArch64TargetMC();
     LLVMInitializeAArch64AsmPrinter();
     LLVMInitializeAArch64AsmParser();
+    LLVMInitializeARMTargetInfo();
+    LLVMInitializeARMTarget();
+    LLVMInitializeARMTargetMC();
+    LLVMInitializeARMAsmPrinter();
+    LLVMInitializeARMAsmParser();
+    LLVMInitializeRISCVTargetInfo();
+    LLVMInitializeRISCVTarget();
+    LLVMInitializeRISCVTargetMC();
+    LLVMInitializeRISCVAsmPrinter();
+    LLVMInitializeRISCVAsmParser();
   });
 }
 
@@ -155,18 +189,20 @@ Expected<ResolvedTarget> resolveTarget(const TargetOptions &options) {
       options.triple.empty() ? llvm::sys::getProcessTriple() : options.triple;
   llvm::Triple triple(llvm::Triple::normalize(requested));
   if (!isSupportedArch(triple))
-    return makeError("unknown target '{}': kiln generates code for x86-64 and "
-                     "AArch64 only; valid targets: {}",
+    return makeError("unknown target '{}': kiln generates code for x86-64, "
+                     "AArch64, 32-bit ARM and RISC-V 64 only; valid targets: "
+                     "{}",
                      requested, knownTriplesList());
   resolved.triple = triple.str();
   resolved.isHost = isHostTriple(triple);
-  resolved.features = options.features;
 
   if (options.cpu == "native" || (options.cpu.empty() && resolved.isHost)) {
     if (!resolved.isHost)
       return makeError("--cpu native needs the host target ({}), not '{}'",
                        llvm::sys::getProcessTriple(), resolved.triple);
     resolved.cpu = llvm::sys::getHostCPUName().str();
+  } else if (options.cpu.empty() && defaultCpu(triple)) {
+    resolved.cpu = *defaultCpu(triple);
   } else if (options.cpu.empty()) {
     resolved.cpu = "generic";
     resolved.warnings.push_back(fmt::format(
@@ -185,8 +221,16 @@ Expected<ResolvedTarget> resolveTarget(const TargetOptions &options) {
       (*found)->createMCSubtargetInfo(resolved.triple, "", ""));
   if (Error error = checkCpu(*info, resolved.cpu, resolved.triple))
     return error;
-  if (Error error = checkFeatures(*info, resolved.features, resolved.triple))
+  if (Error error = checkCpuProfile(triple, resolved.cpu))
     return error;
+  if (Error error = checkFeatures(*info, options.features, resolved.triple))
+    return error;
+  // The CPU's own features first, so the user's --features win; the
+  // manifest then states everything the code was generated for.
+  std::vector<std::string> features = cpuFeatures(triple, resolved.cpu);
+  if (!options.features.empty())
+    features.push_back(options.features);
+  resolved.features = llvm::join(features, ",");
   return resolved;
 }
 
@@ -208,6 +252,7 @@ createTargetMachine(const ResolvedTarget &target) {
   // Assembly (--emit asm) carries LLVM's comments: loop headers and
   // depths, spill and reload markers, which the kernel tests check.
   options.MCOptions.AsmVerbose = true;
+  options.MCOptions.ABIName = abiName(triple, features);
   auto reloc =
       hasOperatingSystem(triple) ? llvm::Reloc::PIC_ : llvm::Reloc::Static;
   std::unique_ptr<llvm::TargetMachine> machine((*found)->createTargetMachine(

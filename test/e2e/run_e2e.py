@@ -39,11 +39,51 @@ TOLERANCES = {
     'float16': (1e-2, 1e-2),
 }
 
+HERE = os.path.dirname(os.path.abspath(__file__))
+FREESTANDING = os.path.join(HERE, 'freestanding')
+ANDROID_CC = ['clang-19', '--target=armv7-none-linux-androideabi21',
+              '-mfloat-abi=softfp', '-mfpu=neon', '-ffreestanding',
+              '-nostdlib', '-isystem', FREESTANDING]
+
 FLAVOURS = {
-    # name: (triple, cc, runner prefix)
-    'x86_64': ('x86_64-linux-gnu', ['cc'], []),
-    'aarch64': ('aarch64-linux-gnu', ['aarch64-linux-gnu-gcc', '-static'],
+    # name: (triple, C compiler, link-only flags, runner prefix); the
+    # runner's qemu CPU comes from QEMU_CPUS (or --qemu-cpu) where the
+    # command ends in -cpu.
+    'x86_64': ('x86_64-linux-gnu', ['cc'], [], []),
+    'aarch64': ('aarch64-linux-gnu', ['aarch64-linux-gnu-gcc'], ['-static'],
                 ['qemu-aarch64']),
+    'armv7a': ('armv7a-linux-gnueabihf', ['arm-linux-gnueabihf-gcc'],
+               ['-static'], ['qemu-arm', '-cpu']),
+    'riscv64': ('riscv64-linux-gnu', ['riscv64-linux-gnu-gcc'], ['-static'],
+                ['qemu-riscv64', '-cpu']),
+    # Android armeabi-v7a without Android's libc (there is no NDK here):
+    # driver.c on freestanding/libc.c, static, 64-bit division from libgcc.
+    'android-v7a': ('armv7-none-linux-androideabi21', ANDROID_CC,
+                    ['-static', '-fuse-ld=lld',
+                     os.path.join(FREESTANDING, 'libc.c'),
+                     '@libgcc-armhf'],
+                    ['qemu-arm', '-cpu']),
+}
+
+# The qemu CPU that runs each kiln --cpu ('' = the triple's default CPU):
+# the VFPv3-D16 baseline (generic) on a Cortex-A9, ARMv6 on an ARM1176.
+# RISC-V code with +v is run with --qemu-cpu rv64,v=true,vlen=N instead.
+QEMU_CPUS = {
+    'android-v7a': {'': 'cortex-a9', 'generic': 'cortex-a9'},
+    'armv7a': {'': 'cortex-a7', 'cortex-a7': 'cortex-a7',
+               'generic': 'cortex-a9', 'cortex-a9': 'cortex-a9',
+               'cortex-a15': 'cortex-a15', 'arm1176jzf-s': 'arm1176'},
+    'riscv64': {'': 'rv64', 'generic-rv64': 'rv64'},
+}
+
+# The symbols an object may need from the compiler's runtime (libgcc,
+# compiler-rt) on each architecture: 32-bit ARM divides 64-bit integers and
+# does f64 on single-precision FPUs through the run-time ABI's helpers.
+# Everything else must be in no object (x86-64 and AArch64: nothing at all).
+RUNTIME_SYMBOLS = {
+    'armv7a': re.compile(r'__aeabi_\w+'),
+    'android-v7a': re.compile(r'__aeabi_\w+'),
+    'riscv64': re.compile(r'__(mul|div|mod|udiv|umod)di3'),
 }
 
 TIMEOUT = 120
@@ -209,14 +249,25 @@ def compare(name, got, want, tol):
 class Harness:
     def __init__(self, opts):
         self.opts = opts
-        self.triple, self.cc, self.runner = FLAVOURS[opts.arch]
-        self.flavour = opts.arch + (f'-{opts.cpu}' if opts.cpu else '')
+        self.triple, self.cc, ldflags, self.runner = FLAVOURS[opts.arch]
+        # The cross GCC knows where its libgcc is (the path has its version).
+        self.ldflags = [run(['arm-linux-gnueabihf-gcc',
+                             '-print-libgcc-file-name']).strip()
+                        if f == '@libgcc-armhf' else f for f in ldflags]
+        if self.runner[-1:] == ['-cpu']:
+            qemu_cpu = opts.qemu_cpu or QEMU_CPUS[opts.arch].get(opts.cpu)
+            if not qemu_cpu:
+                raise SystemExit(f'no qemu CPU known for --arch {opts.arch} '
+                                 f'--cpu {opts.cpu}: pass --qemu-cpu')
+            self.runner = self.runner + [qemu_cpu]
+        self.flavour = opts.arch + (f'-{opts.cpu}' if opts.cpu else '') + (
+            f'-{opts.qemu_cpu}' if opts.qemu_cpu else '')
         self.driver_obj = None
         self.lock = threading.Lock()
 
     def build_driver(self):
         obj = os.path.join(self.opts.work, 'driver.o')
-        run(self.cc[:1] + ['-std=c11', '-O1', '-c', self.opts.driver, '-o', obj])
+        run(self.cc + ['-std=c11', '-O1', '-c', self.opts.driver, '-o', obj])
         self.driver_obj = obj
 
     def compile_case(self, name, hlo_path, work):
@@ -231,10 +282,17 @@ class Harness:
     def check_symbols(self, name, work, manifest):
         out = run(['llvm-nm-19', '-u', os.path.join(work, name + '.o')])
         undefined = {line.split()[-1] for line in out.splitlines() if line.strip()}
-        extra = undefined - set(manifest.get('required_symbols', []))
+        listed = set(manifest.get('required_symbols', []))
+        if undefined != listed:
+            raise CaseError('required_symbols differs from the undefined '
+                            f'symbols: manifest {sorted(listed)}, nm '
+                            f'{sorted(undefined)}')
+        allowed = RUNTIME_SYMBOLS.get(self.opts.arch)
+        extra = [s for s in sorted(undefined)
+                 if not (allowed and allowed.fullmatch(s))]
         if extra:
-            raise CaseError('undefined symbols not in required_symbols: ' +
-                            ', '.join(sorted(extra)))
+            raise CaseError('the object calls outside the compiler runtime: ' +
+                            ', '.join(extra))
 
     def run_case(self, name, text, directives):
         work = os.path.join(self.opts.work, name)
@@ -265,7 +323,8 @@ class Harness:
         write_table(table, name, manifest)
         exe = os.path.join(work, name + '.exe')
         run(self.cc + ['-std=c11', '-I', work, table, self.driver_obj,
-                       os.path.join(work, name + '.o'), '-o', exe])
+                       os.path.join(work, name + '.o'), '-o', exe] +
+            self.ldflags)
         result_files = [os.path.join(work, f'result{i}.bin')
                         for i in range(len(manifest['results']))]
         run(self.runner + [exe] + arg_files + ['--'] + result_files)
@@ -294,11 +353,13 @@ class Harness:
 
 
 def main():
-    here = os.path.dirname(os.path.abspath(__file__))
+    here = HERE
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument('--kiln', required=True)
     p.add_argument('--arch', choices=sorted(FLAVOURS), default='x86_64')
     p.add_argument('--cpu', default='')
+    p.add_argument('--qemu-cpu', default='',
+                   help='qemu -cpu for the run (default: from --cpu)')
     p.add_argument('--work', required=True)
     p.add_argument('--cases', default=os.path.join(here, 'cases'))
     p.add_argument('--opcodes-def', default=os.path.join(
@@ -311,7 +372,9 @@ def main():
     p.add_argument('--keep', action='store_true', help='keep work files')
     opts = p.parse_args()
     opts.work = os.path.abspath(os.path.join(opts.work, opts.arch + (
-        '-' + opts.cpu if opts.cpu else '')))
+        '-' + opts.cpu if opts.cpu else '') + (
+        '-' + opts.qemu_cpu.replace(',', '_').replace('=', '')
+        if opts.qemu_cpu else '')))
     os.makedirs(opts.work, exist_ok=True)
 
     cases, used = [], set()

@@ -37,6 +37,12 @@ inline aot::ModelInfo detector() {
   info.weightsBytes = 31400;
   info.codeBytes = 5120;
   info.objectWeightBytes = 31360;
+  // Compiled for a microcontroller: code + weights + literal pools in flash;
+  // arena, args and results in RAM; the bare-metal placement flags.
+  info.flashBytes = 36544;
+  info.ramBytes = 12526;
+  info.weightsSection = ".flash_weights";
+  info.arenaSection = ".bss.sram2";
   info.args = {
       {"image", aot::ArgKind::Feed, true, ir::DType::F32, {1, 4, 4, 3}, 192},
       {"threshold", aot::ArgKind::Feed, true, ir::DType::F32, {}, 4},

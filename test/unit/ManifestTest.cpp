@@ -25,12 +25,17 @@ TEST_CASE("the manifest is JSON with the documented keys in order", "[aot]") {
     keys.push_back(item.key());
   CHECK(keys == std::vector<std::string>{"format", "version", "name", "entry",
                                          "parallel_entry", "target", "arena",
-                                         "weights_bytes", "sizes", "args",
-                                         "results", "kernels",
+                                         "weights_bytes", "sizes", "placement",
+                                         "args", "results", "kernels",
                                          "required_symbols"});
   CHECK(json["args"][0]["name"] == "quote\"back\\slash\nline");
   CHECK(json["args"][2]["kind"] == "variable");
   CHECK(json["results"][1]["dtype"] == "bool");
   CHECK(json["entry"] == "detector_run");
   CHECK(json["required_symbols"] == nlohmann::json::array({"memcpy"}));
+  CHECK(json["sizes"]["flash_bytes"] == 36544);
+  CHECK(json["placement"]["arena_section"] == ".bss.sram2");
+  info.arenaSection.clear();
+  json = nlohmann::ordered_json::parse(aot::generateManifest(info));
+  CHECK(json["placement"]["arena_section"].is_null());
 }

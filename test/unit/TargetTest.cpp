@@ -82,10 +82,11 @@ TEST_CASE("cross targets are normalized and default to generic with a warning",
 }
 
 TEST_CASE("unknown triples and CPUs list the valid choices", "[target]") {
-  Expected<ResolvedTarget> riscv = resolveTarget({"riscv64-linux-gnu", "", ""});
-  REQUIRE_FALSE(riscv);
-  CHECK(riscv.errorMessage().find("aarch64-linux-gnu") != std::string::npos);
-  CHECK(riscv.errorMessage().find("x86_64-apple-macos") != std::string::npos);
+  Expected<ResolvedTarget> mips = resolveTarget({"mips-linux-gnu", "", ""});
+  REQUIRE_FALSE(mips);
+  CHECK(mips.errorMessage().find("aarch64-linux-gnu") != std::string::npos);
+  CHECK(mips.errorMessage().find("thumbv7em-none-eabihf") != std::string::npos);
+  CHECK(mips.errorMessage().find("riscv64-linux-gnu") != std::string::npos);
 
   Expected<ResolvedTarget> bogus = resolveTarget({"bogus", "", ""});
   REQUIRE_FALSE(bogus);
@@ -128,10 +129,12 @@ TEST_CASE("objects for every supported triple, deterministically", "[target]") {
   struct Case {
     const char *triple;
     bool elf;
-  } cases[] = {{"x86_64-linux-gnu", true},      {"aarch64-linux-gnu", true},
-               {"aarch64-linux-android", true}, {"aarch64-none-elf", true},
-               {"arm64-apple-ios", false},      {"arm64-apple-macos", false},
-               {"x86_64-apple-macos", false}};
+  } cases[] = {
+      {"x86_64-linux-gnu", true},      {"aarch64-linux-gnu", true},
+      {"aarch64-linux-android", true}, {"aarch64-none-elf", true},
+      {"arm64-apple-ios", false},      {"arm64-apple-macos", false},
+      {"x86_64-apple-macos", false},   {"armv7a-linux-gnueabihf", true},
+      {"thumbv7em-none-eabihf", true}, {"riscv64-linux-gnu", true}};
   for (const Case &c : cases) {
     INFO(c.triple);
     std::string object = compileAffine(c.triple, "generic", OutputKind::Object);
@@ -143,6 +146,98 @@ TEST_CASE("objects for every supported triple, deterministically", "[target]") {
     }
     CHECK(object == compileAffine(c.triple, "generic", OutputKind::Object));
   }
+}
+
+namespace {
+
+bool hasFeature(const ResolvedTarget &target, const std::string &feature) {
+  std::string list = "," + target.features + ",";
+  return list.find("," + feature + ",") != std::string::npos;
+}
+
+} // namespace
+
+TEST_CASE("32-bit ARM and RISC-V triples imply a CPU and its features",
+          "[target]") {
+  struct Case {
+    const char *triple, *cpu;
+  } defaults[] = {{"thumbv7em-none-eabihf", "cortex-m4"},
+                  {"thumbv7em-none-eabi", "cortex-m4"},
+                  {"thumbv8m.main-none-eabihf", "cortex-m33"},
+                  {"thumbv8.1m.main-none-eabihf", "cortex-m55"},
+                  {"armv7a-linux-gnueabihf", "cortex-a7"},
+                  {"armv7-none-linux-androideabi21", "generic"},
+                  {"armv6-linux-gnueabihf", "arm1176jzf-s"},
+                  {"riscv64-linux-gnu", "generic-rv64"}};
+  for (const Case &c : defaults) {
+    INFO(c.triple);
+    ResolvedTarget resolved = resolveOrFail({c.triple, "", ""});
+    CHECK(resolved.cpu == c.cpu);
+    CHECK(resolved.warnings.empty());
+  }
+
+  // Cortex-A7: NEON and VFPv4 with 32 double registers, from the CPU alone.
+  ResolvedTarget a7 = resolveOrFail({"armv7a-linux-gnueabihf", "", ""});
+  CHECK(hasFeature(a7, "+neon"));
+  CHECK(hasFeature(a7, "+vfp4"));
+  CHECK(hasFeature(a7, "+d32"));
+  // The generic armv7 Linux baseline: VFPv3-D16, no NEON.
+  ResolvedTarget baseline =
+      resolveOrFail({"armv7a-linux-gnueabihf", "generic", ""});
+  CHECK(hasFeature(baseline, "+vfp3d16"));
+  CHECK(hasFeature(baseline, "-neon"));
+  CHECK(hasFeature(baseline, "-d32"));
+  // Android armeabi-v7a: generic with NEON.
+  CHECK(hasFeature(resolveOrFail({"armv7-none-linux-androideabi21", "", ""}),
+                   "+neon"));
+  // Cortex-M4: single-precision VFPv4, no double precision.
+  ResolvedTarget m4 = resolveOrFail({"thumbv7em-none-eabihf", "", ""});
+  CHECK(hasFeature(m4, "+vfp4d16sp"));
+  CHECK(hasFeature(m4, "-fp64"));
+  // Cortex-M55: MVE off unless asked for; the user's features come last.
+  ResolvedTarget m55 = resolveOrFail({"thumbv8.1m.main-none-eabihf", "", ""});
+  CHECK(hasFeature(m55, "-mve"));
+  ResolvedTarget helium =
+      resolveOrFail({"thumbv8.1m.main-none-eabihf", "", "+mve.fp"});
+  CHECK(helium.features.size() > m55.features.size());
+  CHECK(helium.features.substr(helium.features.size() - 7) == "+mve.fp");
+  // RISC-V 64 Linux: RV64GC.
+  ResolvedTarget rv = resolveOrFail({"riscv64-linux-gnu", "", "+v"});
+  CHECK(hasFeature(rv, "+d"));
+  CHECK(hasFeature(rv, "+c"));
+  CHECK(hasFeature(rv, "+v"));
+}
+
+TEST_CASE("Cortex-M CPUs and triples only go together", "[target]") {
+  Expected<ResolvedTarget> mOnA =
+      resolveTarget({"armv7a-linux-gnueabihf", "cortex-m4", ""});
+  REQUIRE_FALSE(mOnA);
+  CHECK(mOnA.errorMessage().find("M-profile") != std::string::npos);
+  Expected<ResolvedTarget> aOnM =
+      resolveTarget({"thumbv7em-none-eabihf", "cortex-a7", ""});
+  REQUIRE_FALSE(aOnM);
+  CHECK(aOnM.errorMessage().find("cortex-m4") != std::string::npos);
+  CHECK(resolveTarget({"thumbv7em-none-eabihf", "cortex-m7", ""}));
+}
+
+TEST_CASE("the ARM float ABI and RISC-V's lp64d follow the triple",
+          "[target]") {
+  auto machineFor = [](const std::string &triple) {
+    auto machine = createTargetMachine(resolveOrFail({triple, "", ""}));
+    REQUIRE(machine);
+    return std::move(*machine);
+  };
+  CHECK(machineFor("armv7a-linux-gnueabihf")->Options.FloatABIType ==
+        llvm::FloatABI::Hard);
+  CHECK(machineFor("thumbv7em-none-eabihf")->Options.FloatABIType ==
+        llvm::FloatABI::Hard);
+  // eabi and Android: FPU code, floats passed in integer registers.
+  CHECK(machineFor("thumbv7em-none-eabi")->Options.FloatABIType ==
+        llvm::FloatABI::Soft);
+  CHECK(machineFor("armv7-none-linux-androideabi21")->Options.FloatABIType ==
+        llvm::FloatABI::Soft);
+  CHECK(machineFor("riscv64-linux-gnu")->Options.MCOptions.getABIName() ==
+        "lp64d");
 }
 
 TEST_CASE("assembly and LLVM IR name the entry symbol", "[target]") {

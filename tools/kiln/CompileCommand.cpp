@@ -11,6 +11,29 @@
 
 namespace kiln::tool {
 
+namespace {
+/// Weights and arena by section, and the part's flash and RAM
+/// (docs/cli.md, "Bare metal").
+void addBareMetalOptions(CLI::App &command, driver::CompileOptions &options) {
+  command.add_option("--weights-section", options.weightsSection,
+                     "Put the weights in this section (default: the read-only "
+                     "data, .rodata on ELF), e.g. .flash_weights");
+  command.add_option("--arena-section", options.arenaSection,
+                     "Section the header's NAME_ARENA_ATTRIBUTES puts the "
+                     "caller's arena in, e.g. .bss.sram2");
+  command
+      .add_option("--max-flash", options.maxFlashBytes,
+                  "Fail unless code, read-only data and initial values fit "
+                  "this many bytes of flash")
+      ->check(byteCount());
+  command
+      .add_option("--max-ram", options.maxRamBytes,
+                  "Fail unless arena, inputs, results and writable data fit "
+                  "this many bytes of RAM")
+      ->check(byteCount());
+}
+} // namespace
+
 void addCompileCommand(CLI::App &app, Runner &runner) {
   auto options = std::make_shared<driver::CompileOptions>();
   auto emit = std::make_shared<std::string>();
@@ -26,11 +49,15 @@ void addCompileCommand(CLI::App &app, Runner &runner) {
   addArenaBudgetOption(*command);
   command->add_option("--target", options->triple,
                       "Target triple, e.g. x86_64-linux-gnu, "
-                      "aarch64-linux-gnu, arm64-apple-ios, aarch64-none-elf "
-                      "(default: the host)");
+                      "aarch64-linux-gnu, arm64-apple-ios, aarch64-none-elf, "
+                      "armv7a-linux-gnueabihf, thumbv7em-none-eabihf, "
+                      "riscv64-linux-gnu (default: the host)");
   command->add_option("--cpu", options->cpu,
-                      "Target CPU, e.g. cortex-a72, skylake, native (default: "
-                      "the host CPU for the host, generic for cross targets)");
+                      "Target CPU, e.g. cortex-a72, skylake, cortex-m7, native "
+                      "(default: the host CPU for the host; cortex-m4, "
+                      "cortex-a7, generic-rv64, ... for the 32-bit ARM and "
+                      "RISC-V triples (docs/cli.md); generic for other cross "
+                      "targets)");
   command->add_option("--features", options->features,
                       "Target features to add or remove, e.g. +neon,-sve");
   command->add_option("--name", options->name,
@@ -58,6 +85,7 @@ void addCompileCommand(CLI::App &app, Runner &runner) {
   command->add_flag("--profile", options->profile,
                     "Add per-kernel time and call counters to the object, "
                     "read through NAME_profile() (docs/abi.md)");
+  addBareMetalOptions(*command, *options);
   auto timePhases = std::make_shared<bool>(false);
   command->add_flag("--time-phases", *timePhases,
                     "Print the wall and CPU seconds of every compile phase "

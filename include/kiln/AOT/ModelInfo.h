@@ -65,6 +65,14 @@ struct ModelInfo {
   /// every function, and the constants (const.* and packed.* symbols).
   int64_t codeBytes = 0;
   int64_t objectWeightBytes = 0;
+  /// What a microcontroller keeps in flash (code, read-only data, initial
+  /// values) and in RAM (arena, inputs, results, writable data), measured
+  /// on the object's sections (lib/Driver/PartBudget.h).
+  int64_t flashBytes = 0;
+  int64_t ramBytes = 0;
+  /// --weights-section and --arena-section; empty when not given.
+  std::string weightsSection;
+  std::string arenaSection;
   std::vector<TensorInfo> args;    // feeds, then variables
   std::vector<TensorInfo> results; // fetches (variables update args in place)
   std::vector<std::string> requiredSymbols;

@@ -9,9 +9,10 @@
 // order. Everything else is internal, except with `profile`:
 //   const kiln_profile *NAME_profile(void)
 //   void NAME_profile_set_clock(kiln_profile_clock clock, void *ctx)
-// (NAME_run being the entry name). The generated code
-// calls nothing outside the module except the symbols it reports in
-// `requiredSymbols` (ideally none).
+// (NAME_run being the entry name). What the object calls outside itself
+// (libcalls LLVM chose, such as __aeabi_* on 32-bit ARM) is read from the
+// emitted object's undefined symbols (Driver: the manifest's
+// "required_symbols").
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_CODEGEN_CODEGEN_H
@@ -69,7 +70,6 @@ struct KernelRecord {
 
 struct CodeGenResult {
   std::unique_ptr<llvm::Module> module;
-  std::vector<std::string> requiredSymbols; // external symbols it calls
   int64_t weightsBytes = 0;                 // bytes of constant data
   std::vector<KernelRecord> kernels;        // contraction kernels chosen
   std::string targetDescription;            // TargetInfo::describe()

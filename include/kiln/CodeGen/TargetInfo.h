@@ -34,13 +34,17 @@ struct TargetInfo {
   std::string triple, cpu;
   bool isX86 = false, isAArch64 = false;
   /// Widest vector register kernels use, in bits: 512 (AVX-512F), 256 (AVX),
-  /// 128 (SSE2, NEON).
+  /// 128 (SSE2, NEON, RISC-V V, and targets without vector registers,
+  /// whose 128-bit IR vectors LLVM splits into scalar operations).
   unsigned vectorBits = 128;
   /// Architectural vector registers: 32 with AVX-512 and on AArch64, else 16.
   unsigned vectorRegisters = 16;
   /// A fused multiply-add instruction (AArch64, x86 FMA3): contractions
   /// accumulate with llvm.fma, otherwise with a multiply and an add.
   bool fma = false;
+  /// The same for double precision: false on single-precision FPUs
+  /// (Cortex-M4, M33), where f64 must not reach llvm.fma (a libm call).
+  bool fmaDouble = false;
   /// llvm.floor/ceil/trunc/roundeven are single instructions (AArch64, SSE4.1).
   bool nativeRounding = false;
   /// Per-core data caches in bytes (from a table of known CPUs, with

@@ -55,6 +55,16 @@ struct CompileOptions {
   /// Winograd for the 3x3 convolutions the cost rule picks (--no-winograd
   /// turns it off; codegen::CodeGenOptions::winograd).
   bool winograd = true;
+  /// --weights-section: the section of every weight constant in the object
+  /// (empty: the object format's read-only data, .rodata on ELF).
+  std::string weightsSection;
+  /// --arena-section: the section the header's NAME_ARENA_ATTRIBUTES puts
+  /// the caller's arena in (empty: the compiler's choice).
+  std::string arenaSection;
+  /// --max-flash and --max-ram: the part's memory (lib/Driver/PartBudget.h);
+  /// 0 is no limit.
+  int64_t maxFlashBytes = 0;
+  int64_t maxRamBytes = 0;
 };
 
 struct CompileResult {

@@ -203,7 +203,7 @@ void storeLanes(EmitterContext &ctx, ir::DType, Value *ptr, Value *value,
 
 Value *multiplyAdd(EmitterContext &ctx, Value *acc, Value *a, Value *b) {
   llvm::IRBuilder<> &builder = ctx.builder();
-  if (ctx.fusedMultiplyAdd())
+  if (ctx.fusedMultiplyAdd(acc->getType()))
     return builder.CreateIntrinsic(llvm::Intrinsic::fma, {acc->getType()},
                                    {a, b, acc});
   return builder.CreateFAdd(acc, builder.CreateFMul(a, b));

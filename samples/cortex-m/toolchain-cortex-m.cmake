@@ -1,0 +1,23 @@
+# Bare-metal Cortex-M with clang-19 and ld.lld: no vendor SDK, no C library. KWS_CPU picks the
+# core (cortex-m4: FPv4 single precision, the default; cortex-m7: FPv5, used single precision).
+# kiln_add_model takes its --target from CMAKE_C_COMPILER_TARGET.
+set(CMAKE_SYSTEM_NAME Generic)
+set(CMAKE_SYSTEM_PROCESSOR arm)
+set(KWS_CPU cortex-m4 CACHE STRING "Cortex-M core: cortex-m4 or cortex-m7")
+set(kws_fpu_cortex-m4 fpv4-sp-d16)
+set(kws_fpu_cortex-m7 fpv5-sp-d16)
+if(NOT kws_fpu_${KWS_CPU})
+  message(FATAL_ERROR "KWS_CPU=${KWS_CPU}: expected cortex-m4 or cortex-m7")
+endif()
+
+set(CMAKE_C_COMPILER clang-19)
+set(CMAKE_C_COMPILER_TARGET thumbv7em-none-eabihf)
+set(CMAKE_AR llvm-ar-19)
+set(CMAKE_RANLIB llvm-ranlib-19)
+set(CMAKE_C_FLAGS_INIT "-mcpu=${KWS_CPU} -mfpu=${kws_fpu_${KWS_CPU}} -mfloat-abi=hard -ffreestanding -fno-builtin")
+set(CMAKE_EXE_LINKER_FLAGS_INIT "-fuse-ld=lld -nostdlib")
+# Nothing links before the startup code exists: test the compiler with a library.
+set(CMAKE_TRY_COMPILE_TARGET_TYPE STATIC_LIBRARY)
+set(CMAKE_TRY_COMPILE_PLATFORM_VARIABLES KWS_CPU)
+# kiln is a host program: find its package outside any sysroot.
+set(CMAKE_FIND_ROOT_PATH_MODE_PACKAGE BOTH)
