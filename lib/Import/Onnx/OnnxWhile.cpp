@@ -3,49 +3,9 @@
 
 #include "Common/ArrayLowering.h"
 
-#include "kiln/IR/Module.h"
-
 #include <fmt/format.h>
 
-#include <cctype>
-#include <memory>
-
 namespace kiln::import::onnx {
-
-std::string computationName(const std::string &text) {
-  std::string name;
-  for (char c : text)
-    name += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
-                    c == '.' || c == '-'
-                ? c
-                : '_';
-  // Names start with a letter or '_': an unnamed node's ".cond" too.
-  if (name.empty() ||
-      !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_'))
-    name = "node_" + name;
-  return name;
-}
-
-/// A new, empty computation of the module, placed before the one `b` builds
-/// (callees are printed first).
-ir::Computation *newComputation(GraphBuilder &b, const std::string &name) {
-  ir::Module *module = b.computation().parent();
-  std::string unique = module->uniqueName(computationName(name));
-  return module->addComputationBefore(std::make_unique<ir::Computation>(unique),
-                                      &b.computation());
-}
-
-/// Sets `computation`'s root, or records the error of `callee` on `b`.
-bool finish(GraphBuilder &b, GraphBuilder &callee, ir::Computation &computation,
-            Value root) {
-  if (Error error = callee.takeError()) {
-    b.fail(fmt::format("building '{}': {}", computation.name(),
-                       error.message()));
-    return false;
-  }
-  computation.setRoot(root);
-  return true;
-}
 
 /// The computation of a counted while: element `counter` of the state is
 /// below `limit` (an element index, or nullopt for the constant `bound`),

@@ -9,23 +9,13 @@
 #ifndef KILN_LIB_IMPORT_ONNX_ONNXWHILE_H
 #define KILN_LIB_IMPORT_ONNX_ONNXWHILE_H
 
+#include "Common/CalleeBuilder.h"
 #include "Onnx/OnnxOps.h"
 
 #include <optional>
 #include <string>
 
 namespace kiln::import::onnx {
-
-/// A new, empty computation of the module, placed before the one `b` builds
-/// (callees are printed first).
-ir::Computation *newComputation(GraphBuilder &b, const std::string &name);
-/// `text` (a node's name and a role) made a valid HLO computation name: the
-/// characters names allow, starting with a letter or '_'.
-std::string computationName(const std::string &text);
-
-/// Sets `computation`'s root, or records the error of `callee` on `b`.
-bool finish(GraphBuilder &b, GraphBuilder &callee, ir::Computation &computation,
-            Value root);
 
 /// The condition computation of a counted while: element 0 of the state is
 /// below `limit` (an element index, or nullopt for the constant `bound`),

@@ -15,7 +15,8 @@ struct OutOfScope {
 };
 
 constexpr std::string_view kControlFlow =
-    "control flow is not supported yet; freeze the graph without it";
+    "v1 control flow (Switch/Merge/Enter/Exit) is not supported yet; "
+    "convert the model with control flow v2 (functional While/If)";
 constexpr std::string_view kTensorList =
     "TensorList ops are dynamic containers and not supported yet";
 constexpr std::string_view kDataDependent =
@@ -28,10 +29,6 @@ const OutOfScope kOutOfScope[] = {
     {"NextIteration", kControlFlow}, {"LoopCond", kControlFlow},
     {"RefSwitch", kControlFlow},     {"RefEnter", kControlFlow},
     {"RefMerge", kControlFlow},      {"RefExit", kControlFlow},
-    {"While", kControlFlow},         {"StatelessWhile", kControlFlow},
-    {"If", kControlFlow},            {"StatelessIf", kControlFlow},
-    {"Case", kControlFlow},          {"PartitionedCall", kControlFlow},
-    {"StatefulPartitionedCall", kControlFlow},
     {"Where", kDataDependent},       {"Unique", kDataDependent},
     {"UniqueV2", kDataDependent},    {"ListDiff", kDataDependent},
     {"SetDiff1D", kDataDependent},
@@ -43,7 +40,7 @@ constexpr std::string_view kTensorListPrefix = "TensorList";
 TfLowering findTfLowering(std::string_view op) {
   for (std::span<const TfOpRule> table :
        {tfGraphRules(), tfElementwiseRules(), tfArrayRules(), tfNnRules(),
-        tfTrainingRules()})
+        tfTrainingRules(), tfControlFlowRules()})
     for (const TfOpRule &rule : table)
       if (rule.op == op)
         return rule.lower;
