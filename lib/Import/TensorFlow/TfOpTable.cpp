@@ -14,9 +14,10 @@ struct OutOfScope {
   std::string_view reason;
 };
 
+// v1 control flow is rewritten into While and SelectV2 before lowering
+// (TfFunctionalize.h); a node left over is outside any loop or cond.
 constexpr std::string_view kControlFlow =
-    "v1 control flow (Switch/Merge/Enter/Exit) is not supported yet; "
-    "convert the model with control flow v2 (functional While/If)";
+    "a v1 control flow node outside any loop frame or cond";
 constexpr std::string_view kTensorList =
     "TensorList ops are dynamic containers and not supported yet";
 constexpr std::string_view kDataDependent =

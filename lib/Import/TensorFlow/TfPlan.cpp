@@ -1,4 +1,5 @@
 //===- TfPlan.cpp - Resolving feeds, fetches, variables; pruning; checks --===//
+#include "TensorFlow/TfFunctionalize.h"
 #include "TensorFlow/TfPlan.h"
 #include "TensorFlow/TfTensor.h"
 
@@ -538,6 +539,9 @@ Expected<std::unique_ptr<TfPlan>> planImport(const std::string &path,
   if (!model)
     return model.takeError();
   plan->model = std::move(*model);
+  if (hasV1ControlFlow(plan->model.graph))
+    if (Error error = functionalizeControlFlow(plan->model.graph, path))
+      return error;
   Expected<TfGraph> graph = TfGraph::build(plan->model.graph, path);
   if (!graph)
     return graph.takeError();
