@@ -61,7 +61,8 @@ class Case:
                          line)
             if m:
                 self.directive(m.group(1), m.group(2).strip())
-        self.ops = set(re.findall(r'^\s*op\s*:\s*"([^"]+)"', self.text, re.M))
+        # 'op: "X"' anywhere: one-line nodes and FunctionDef node_defs count too.
+        self.ops = set(re.findall(r'(?<![\w])op\s*:\s*"([^"]+)"', self.text))
 
     def directive(self, key, value):
         if key == 'fetch':

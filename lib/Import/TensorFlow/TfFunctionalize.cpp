@@ -101,7 +101,9 @@ Error rewriteConds(tensorflow::GraphDef &graph, const std::string &file) {
       if (found.size() != 1)
         return makeError("{}: node '{}' ({}): error: cannot functionalize: "
                          "its inputs are not the two sides of one Switch "
-                         "predicate ({} candidates)",
+                         "predicate (one must depend on the true output of "
+                         "Switches on it, the other on the false output; {} "
+                         "predicates qualify)",
                          file, node->name(), node->op(), found.size());
       sides.erase({found[0].pred, 0});
       sides.erase({found[0].pred, 1});

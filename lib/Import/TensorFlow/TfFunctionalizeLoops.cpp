@@ -23,6 +23,16 @@ std::string parentFrame(const std::string &frame) {
   return bar == std::string::npos ? "" : frame.substr(0, bar);
 }
 
+/// A frame path as messages show it: "outer > inner", or "the top level".
+std::string displayFrame(const std::string &path) {
+  if (path.empty())
+    return "the top level";
+  std::string text;
+  for (char c : path.substr(1))
+    text += c == '|' ? std::string(" > ") : std::string(1, c);
+  return "frame '" + text + "'";
+}
+
 struct Frames {
   std::map<std::string, std::string> of;  ///< the frame a node runs in
   std::map<std::string, std::string> out; ///< the frame its outputs live in
@@ -35,13 +45,19 @@ Expected<Frames> assignFrames(Nodes &nodes, const std::vector<NodeDef *> &order,
     std::optional<std::string> frame;
     for (const std::string &input : node->input()) {
       Ref ref = parseRef(input);
-      if (nodes.isBackEdge(ref))
+      // A Const without inputs runs anywhere: the function using it gets a
+      // copy (LoopExtractor::resolve).
+      const NodeDef *producer = nodes.find(ref.node);
+      if (nodes.isBackEdge(ref) ||
+          (producer->op() == "Const" && producer->input_size() == 0))
         continue;
       const std::string &source = frames.out.at(ref.node);
       if (frame && *frame != source)
         return makeError("{}: node '{}' ({}): error: cannot functionalize: "
-                         "it reads from frame '{}' and from frame '{}'",
-                         file, node->name(), node->op(), *frame, source);
+                         "it reads from {} and from {} (a value entering a "
+                         "loop frame needs an Enter, one leaving it an Exit)",
+                         file, node->name(), node->op(), displayFrame(*frame),
+                         displayFrame(source));
       frame = source;
     }
     std::string here = frame.value_or("");
@@ -82,9 +98,9 @@ public:
 
 private:
   Error fail(const NodeDef &node, const std::string &why) const {
-    return makeError("{}: frame '{}', node '{}' ({}): error: cannot "
-                     "functionalize the loop: {}",
-                     file_, loop_.frame, node.name(), node.op(), why);
+    return makeError("{}: {}, node '{}' ({}): error: cannot functionalize "
+                     "the loop: {}",
+                     file_, displayFrame(path_), node.name(), node.op(), why);
   }
   bool inFrame(const std::string &name) const {
     auto it = frames_.of.find(name);
@@ -172,6 +188,9 @@ Error LoopExtractor::readExit(NodeDef *exit) {
 }
 
 Error LoopExtractor::readLoop() {
+  for (NodeDef &node : *graph_.mutable_node())
+    if (isEnter(node) && frames_.out.at(node.name()) == path_)
+      loop_.frame = attrString(node, "frame_name");
   for (NodeDef &node : *graph_.mutable_node()) {
     if (node.op() != "LoopCond" || !inFrame(node.name()))
       continue;
@@ -182,12 +201,10 @@ Error LoopExtractor::readLoop() {
     loop_.loopCond = &node;
   }
   for (NodeDef &node : *graph_.mutable_node())
-    if (isEnter(node) && frames_.out.at(node.name()) == path_) {
-      loop_.frame = attrString(node, "frame_name");
-      if (attrBool(node, "is_constant")) {
-        loop_.invariantOf[node.name()] = loop_.invariants.size();
-        loop_.invariants.push_back(&node);
-      }
+    if (isEnter(node) && frames_.out.at(node.name()) == path_ &&
+        attrBool(node, "is_constant")) {
+      loop_.invariantOf[node.name()] = loop_.invariants.size();
+      loop_.invariants.push_back(&node);
     }
   if (!loop_.loopCond) {
     NodeDef *any = nullptr;
@@ -201,15 +218,16 @@ Error LoopExtractor::readLoop() {
       if (Error error = readVariable(&node))
         return error;
   for (NodeDef &node : *graph_.mutable_node())
-    if (isExit(node) && inFrame(node.name()))
-      if (Error error = readExit(&node))
-        return error;
-  for (NodeDef &node : *graph_.mutable_node())
     if (isEnter(node) && frames_.out.at(node.name()) == path_ &&
         !attrBool(node, "is_constant") &&
         std::find(loop_.enters.begin(), loop_.enters.end(), &node) ==
             loop_.enters.end())
-      return fail(node, "a non-constant Enter must feed a loop Merge");
+      return fail(node, "a non-constant Enter must feed a loop Merge (only "
+                        "is_constant Enters are loop invariants)");
+  for (NodeDef &node : *graph_.mutable_node())
+    if (isExit(node) && inFrame(node.name()))
+      if (Error error = readExit(&node))
+        return error;
   return Error::success();
 }
 
