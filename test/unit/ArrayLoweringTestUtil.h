@@ -128,6 +128,10 @@ public:
                                                  GraphBuilder &) override {
     return std::nullopt;
   }
+  std::optional<int64_t> unshapedListBound(Value) const override {
+    return std::nullopt;
+  }
+  void markUnshapedList(Value, int64_t) override {}
   void setOutput(size_t index, Value value) override {
     outputs.resize(std::max(outputs.size(), index + 1));
     outputs[index] = value;

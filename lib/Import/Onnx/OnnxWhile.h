@@ -2,14 +2,15 @@
 //
 // Loop, Scan (OnnxControlFlowOps.cpp) and RNN/GRU/LSTM
 // (OnnxRecurrentOps.cpp) become counted `while` loops over a flat state
-// tuple whose element 0 is the s64 counter; these helpers build the
-// computations and the row reads and writes they share.
+// tuple whose element 0 is the s64 counter; this helper builds their
+// condition (the row reads and writes are Common/LoopBuffers.h).
 //
 //===----------------------------------------------------------------------===//
 #ifndef KILN_LIB_IMPORT_ONNX_ONNXWHILE_H
 #define KILN_LIB_IMPORT_ONNX_ONNXWHILE_H
 
 #include "Common/CalleeBuilder.h"
+#include "Common/LoopBuffers.h"
 #include "Onnx/OnnxOps.h"
 
 #include <optional>
@@ -23,19 +24,6 @@ namespace kiln::import::onnx {
 ir::Computation *buildCondition(OnnxNodeContext &ctx, const ir::Shape &state,
                                 std::optional<int64_t> limitElement,
                                 int64_t bound, std::optional<int64_t> flag);
-
-/// `update` written into `buffer` as entry `at` of dimension `axis` (the
-/// update lacks that dimension).
-Value writeEntry(GraphBuilder &b, Value buffer, Value update, int64_t axis,
-                 Value at);
-
-/// Entry `at` of dimension `axis` of `x`, without that dimension.
-Value readEntry(GraphBuilder &b, Value x, int64_t axis, Value at);
-
-/// `count` entries of `element`'s shape stacked along a new `axis`, zeros
-/// until the loop writes them (a broadcast, not a constant).
-Value zeroBuffer(GraphBuilder &b, const ir::Shape &element, int64_t count,
-                 int64_t axis);
 
 } // namespace kiln::import::onnx
 

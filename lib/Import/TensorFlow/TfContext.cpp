@@ -58,10 +58,24 @@ const VariableSpec *VariableState::variableAt(size_t node, int64_t index) const 
 TfContext::TfContext(GraphBuilder &builder, VariableState &state, size_t node,
                      std::vector<Value> inputs, std::vector<NodeInput> dataInputs,
                      const ir::Literal *weight, bool requireWeight,
-                     FunctionCaller &functions)
+                     FunctionCaller &functions,
+                     std::map<Value, int64_t> &unshapedLists)
     : TfNodeContext(builder), state_(state), def_(state.graph.node(node)),
       inputs_(std::move(inputs)), dataInputs_(std::move(dataInputs)),
-      weight_(weight), requireWeight_(requireWeight), functions_(functions) {}
+      weight_(weight), requireWeight_(requireWeight), functions_(functions),
+      unshapedLists_(unshapedLists) {}
+
+std::optional<int64_t> TfContext::unshapedListBound(Value list) const {
+  auto it = unshapedLists_.find(list);
+  if (it == unshapedLists_.end())
+    return std::nullopt;
+  return it->second;
+}
+
+void TfContext::markUnshapedList(Value list, int64_t bound) {
+  if (list)
+    unshapedLists_[list] = bound;
+}
 
 Value TfContext::input(size_t i) const {
   if (i < inputs_.size())

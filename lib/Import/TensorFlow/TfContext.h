@@ -57,7 +57,7 @@ public:
   TfContext(GraphBuilder &builder, VariableState &state, size_t node,
             std::vector<Value> inputs, std::vector<NodeInput> dataInputs,
             const ir::Literal *weight, bool requireWeight,
-            FunctionCaller &functions);
+            FunctionCaller &functions, std::map<Value, int64_t> &unshapedLists);
 
   const std::string &name() const override { return def_.name(); }
   const std::string &op() const override { return def_.op(); }
@@ -81,6 +81,8 @@ public:
   std::optional<std::vector<Value>>
   callFunction(const std::string &function, const std::vector<Value> &arguments,
                GraphBuilder &into) override;
+  std::optional<int64_t> unshapedListBound(Value list) const override;
+  void markUnshapedList(Value list, int64_t bound) override;
 
   std::optional<std::string> variableOf(size_t i) const override;
   void updateVariable(const std::string &variable, Value value) override;
@@ -106,6 +108,7 @@ private:
   const ir::Literal *weight_;
   bool requireWeight_;
   FunctionCaller &functions_;
+  std::map<Value, int64_t> &unshapedLists_;
   std::vector<Value> outputs_;
   std::string attributeError_;
 };

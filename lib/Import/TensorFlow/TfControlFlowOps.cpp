@@ -22,6 +22,7 @@
 #include "TensorFlow/TfOps.h"
 
 #include "Common/CalleeBuilder.h"
+#include "Common/LoopBuffers.h"
 
 #include "kiln/IR/Module.h"
 
@@ -84,20 +85,38 @@ void setOutputs(TfNodeContext &ctx, const std::vector<Value> &values) {
 /// the callee's builder (nullptr after recording why).
 using RootOf = std::function<Value(GraphBuilder &, const std::vector<Value> &)>;
 
+/// Per argument, the bound of a TensorList of unknown element shape
+/// (TfTensorListOps.cpp), or nullopt.
+using UnshapedLists = std::vector<std::optional<int64_t>>;
+
+UnshapedLists unshapedListsOf(TfNodeContext &ctx,
+                              const std::vector<Value> &values) {
+  UnshapedLists bounds;
+  for (Value value : values)
+    bounds.push_back(ctx.unshapedListBound(value));
+  return bounds;
+}
+
 /// A computation of one tuple parameter of `parameters` applying
-/// `function` to its elements; `rootOf` makes its root. Null after
+/// `function` to its elements; `rootOf` makes its root. Elements that
+/// `unshaped` gives a bound stay unshaped lists in the callee. Null after
 /// recording the error on the node.
 ir::Computation *buildCallee(TfNodeContext &ctx, const std::string &function,
                              const std::vector<ir::Shape> &parameters,
-                             const std::string &role, const RootOf &rootOf) {
+                             const std::string &role, const RootOf &rootOf,
+                             const UnshapedLists &unshaped = {}) {
   GraphBuilder &b = ctx.builder();
   ir::Computation *callee = newComputation(b, ctx.name() + "." + role);
   GraphBuilder c(*callee);
   c.setSourceNode(ctx.name());
   Value parameter = c.parameter(0, ir::Shape::tuple(parameters),
                                 callee->name() + ".args");
+  std::vector<Value> arguments = c.tupleElements(parameter);
+  for (size_t i = 0; i < unshaped.size() && i < arguments.size(); ++i)
+    if (unshaped[i])
+      ctx.markUnshapedList(arguments[i], *unshaped[i]);
   std::optional<std::vector<Value>> outputs =
-      ctx.callFunction(function, c.tupleElements(parameter), c);
+      ctx.callFunction(function, arguments, c);
   Value root = outputs ? rootOf(c, *outputs) : nullptr;
   if (!outputs || !finish(b, c, *callee, root)) {
     // Nothing calls it; a half-built computation must not reach the
@@ -209,6 +228,50 @@ void lowerCase(TfNodeContext &ctx) {
 
 // --- Loops -----------------------------------------------------------------
 
+/// The body of a While over `init`. A loop variable that is a TensorList of
+/// unknown element shape and that the body writes (so returns shaped) gets
+/// a shaped zero buffer as its init in `init`, and the body is built again
+/// (`reshaped` says so; at most once per such variable). Null after
+/// recording an error.
+ir::Computation *buildBody(TfNodeContext &ctx, const std::string &body,
+                           std::vector<Value> &init, bool &reshaped) {
+  std::vector<ir::Shape> state = shapesOf(init);
+  UnshapedLists unshaped = unshapedListsOf(ctx, init);
+  std::vector<std::pair<size_t, ir::Shape>> shaped;
+  ir::Computation *step = buildCallee(
+      ctx, body, state, "body",
+      [&](GraphBuilder &c, const std::vector<Value> &outputs) -> Value {
+        if (outputs.size() != state.size())
+          return c.fail(fmt::format("body '{}' returns {} values for {} loop "
+                                    "variables",
+                                    body, outputs.size(), state.size()));
+        for (size_t i = 0; i < state.size(); ++i) {
+          if (outputs[i]->shape() == state[i])
+            continue;
+          if (unshaped[i] && !ctx.unshapedListBound(outputs[i])) {
+            shaped.emplace_back(i, outputs[i]->shape());
+            continue;
+          }
+          return c.fail(fmt::format(
+              "loop variable {} is {} on entry but body '{}' returns {}; "
+              "kiln needs every loop variable to keep one static shape",
+              i, state[i].toString(), body, outputs[i]->shape().toString()));
+        }
+        return c.tuple(outputs);
+      },
+      unshaped);
+  reshaped = step && !shaped.empty();
+  if (!reshaped)
+    return step;
+  step->parent()->removeComputation(step);
+  GraphBuilder &b = ctx.builder();
+  for (const auto &[i, shape] : shaped) {
+    std::vector<int64_t> element(shape.dims().begin() + 1, shape.dims().end());
+    init[i] = zeroBuffer(b, ir::Shape(shape.dtype(), element), shape.dim(0), 0);
+  }
+  return nullptr;
+}
+
 void lowerWhile(TfNodeContext &ctx) {
   std::optional<std::string> cond = ctx.attrFunction("cond");
   std::optional<std::string> body = ctx.attrFunction("body");
@@ -217,38 +280,39 @@ void lowerWhile(TfNodeContext &ctx) {
     return;
   if (init->empty())
     return void(ctx.fail("the loop has no loop variables"));
-  std::vector<ir::Shape> state = shapesOf(*init);
-  ir::Computation *step = buildCallee(
-      ctx, *body, state, "body",
-      [&](GraphBuilder &c, const std::vector<Value> &outputs) -> Value {
-        if (outputs.size() != state.size())
-          return c.fail(fmt::format("body '{}' returns {} values for {} loop "
-                                    "variables",
-                                    *body, outputs.size(), state.size()));
-        for (size_t i = 0; i < state.size(); ++i)
-          if (outputs[i]->shape() != state[i])
-            return c.fail(fmt::format(
-                "loop variable {} is {} on entry but body '{}' returns {}; "
-                "kiln needs every loop variable to keep one static shape",
-                i, state[i].toString(), *body, outputs[i]->shape().toString()));
-        return c.tuple(outputs);
-      });
+  ir::Computation *step = nullptr;
+  // Each rebuild shapes at least one more list, so this ends.
+  for (size_t round = 0; round <= init->size() && !step; ++round) {
+    bool reshaped = false;
+    step = buildBody(ctx, *body, *init, reshaped);
+    if (!reshaped && !step)
+      return;
+  }
   if (!step)
-    return;
+    return void(ctx.fail("the loop's TensorLists did not settle on static "
+                         "element shapes"));
+  UnshapedLists unshaped = unshapedListsOf(ctx, *init);
   ir::Computation *test = buildCallee(
-      ctx, *cond, state, "cond",
+      ctx, *cond, shapesOf(*init), "cond",
       [&](GraphBuilder &c, const std::vector<Value> &outputs) -> Value {
         if (outputs.size() != 1)
           return c.fail(fmt::format("cond '{}' returns {} values, not one",
                                     *cond, outputs.size()));
         return truthValue(c, outputs.front());
-      });
+      },
+      unshaped);
   if (!test)
     return;
   GraphBuilder &b = ctx.builder();
   Value loop = b.addCalling(ir::Opcode::While, {b.tuple(*init)}, {test, step});
-  if (loop)
-    setOutputs(ctx, b.tupleElements(loop));
+  if (!loop)
+    return;
+  std::vector<Value> outputs = b.tupleElements(loop);
+  // A list the body never writes stays unshaped after the loop.
+  for (size_t i = 0; i < outputs.size(); ++i)
+    if (unshaped[i])
+      ctx.markUnshapedList(outputs[i], *unshaped[i]);
+  setOutputs(ctx, outputs);
 }
 
 const TfOpRule kRules[] = {

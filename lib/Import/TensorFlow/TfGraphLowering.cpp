@@ -96,7 +96,7 @@ Error GraphLowering::lowerNode(size_t node) {
                     std::move(sources),
                     weight == scope_.model.weights.end() ? nullptr
                                                          : &weight->second,
-                    tfjs, *this);
+                    tfjs, *this, scope_.unshapedLists);
   TfLowering lower = findTfLowering(def.op());
   if (!lower && scope_.library.find(def.op()))
     lower = &lowerFunctionOp;
@@ -124,6 +124,8 @@ Error GraphLowering::checkArguments(const FunctionBody &body,
                      body.arguments.size() == 1 ? "" : "s", arguments.size());
   for (size_t i = 0; i < arguments.size(); ++i) {
     const tensorflow::OpDef::ArgDef &arg = signature.input_arg(int(i));
+    if (arg.type() == tensorflow::DT_VARIANT)
+      continue; // a TensorList: its buffer, of the element dtype
     std::optional<ir::DType> dtype = dtypeFromTf(arg.type());
     if (!dtype)
       return makeError("argument '{}' of function '{}' has type {}, which "
@@ -179,7 +181,7 @@ GraphLowering::callFunction(const std::string &function,
   GraphLowering inner({*body.index, state, scope_.model, scope_.library,
                        fmt::format("function '{}'", function),
                        scope_.namePrefix + caller + "/", std::move(callStack),
-                       scope_.named},
+                       scope_.named, scope_.unshapedLists},
                       into, module_);
   // Instructions made for the body record its nodes; the caller's node is
   // restored for whatever the caller builds next.

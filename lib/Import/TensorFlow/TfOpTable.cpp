@@ -19,7 +19,8 @@ struct OutOfScope {
 constexpr std::string_view kControlFlow =
     "a v1 control flow node outside any loop frame or cond";
 constexpr std::string_view kTensorList =
-    "TensorList ops are dynamic containers and not supported yet";
+    "kiln lowers TensorLists as static buffers for Reserve, FromTensor, "
+    "GetItem, SetItem, Stack and Length only";
 constexpr std::string_view kDataDependent =
     "its output shape depends on the input values, which an ahead-of-time "
     "compiler cannot size";
@@ -41,7 +42,7 @@ constexpr std::string_view kTensorListPrefix = "TensorList";
 TfLowering findTfLowering(std::string_view op) {
   for (std::span<const TfOpRule> table :
        {tfGraphRules(), tfElementwiseRules(), tfArrayRules(), tfNnRules(),
-        tfTrainingRules(), tfControlFlowRules()})
+        tfTrainingRules(), tfControlFlowRules(), tfTensorListRules()})
     for (const TfOpRule &rule : table)
       if (rule.op == op)
         return rule.lower;

@@ -71,6 +71,14 @@ public:
   callFunction(const std::string &function, const std::vector<Value> &arguments,
                GraphBuilder &into) = 0;
 
+  // --- TensorLists (TfTensorListOps.cpp) -----------------------------------
+  /// A list is a static buffer [bound, element...]. One whose element shape
+  /// is not known yet (reserved with an unknown element_shape, before the
+  /// first SetItem gives it) is a placeholder [bound] recorded here; the
+  /// loop lowering rebuilds a body whose SetItem shaped one.
+  virtual std::optional<int64_t> unshapedListBound(Value list) const = 0;
+  virtual void markUnshapedList(Value list, int64_t bound) = 0;
+
 protected:
   explicit TfNodeContext(GraphBuilder &builder) : NodeContext(builder) {}
   std::string_view notConstantHint() const override {
@@ -93,6 +101,7 @@ std::span<const TfOpRule> tfNnRules();          // conv, matmul, pool, norm, res
 std::span<const TfOpRule> tfTrainingRules();    // variables, gradients, apply ops
 std::span<const TfOpRule> tfGraphRules();       // Placeholder, Const, Identity, NoOp
 std::span<const TfOpRule> tfControlFlowRules(); // While, If, Case, calls
+std::span<const TfOpRule> tfTensorListRules();  // TensorList* as static buffers
 
 /// A node whose op is a library function: a call of it, inlined (as
 /// PartitionedCall).
