@@ -13,10 +13,6 @@ using namespace functionalize;
 
 // --- Conds ---------------------------------------------------------------
 
-/// A cond side: (predicate tensor, Switch output port).
-using Side = std::pair<std::string, int64_t>;
-using Sides = std::set<Side>;
-
 bool isLoopSwitch(Nodes &nodes, const NodeDef &node) {
   if (node.input_size() < 2)
     return false;
@@ -33,15 +29,16 @@ bool isLoopMerge(Nodes &nodes, const NodeDef &node) {
   return false;
 }
 
-/// Rewrites every cond (Switch/Merge on a predicate that is not a
-/// LoopCond) as SelectV2 over both sides.
-Error rewriteConds(tensorflow::GraphDef &graph, const std::string &file) {
-  Nodes nodes(graph, file);
+} // namespace
+
+Expected<CondAnalysis> functionalize::analyzeConds(tensorflow::GraphDef &,
+                                                   Nodes &nodes,
+                                                   const std::string &file) {
   Expected<std::vector<NodeDef *>> order = nodes.order();
   if (!order)
     return order.takeError();
-  std::map<std::string, Sides> sidesOf; // of a node's outputs
-  std::set<std::string> condSwitches;
+  CondAnalysis result;
+  std::map<std::string, Sides> &sidesOf = result.sides;
   // TF writes one cond's Switches on the predicate and on Identities of
   // it (pred_id): they are one predicate.
   auto predicateOf = [&](const NodeDef &condSwitch) {
@@ -59,18 +56,14 @@ Error rewriteConds(tensorflow::GraphDef &graph, const std::string &file) {
   };
   auto sidesOfInput = [&](const Ref &ref) {
     Sides sides = sidesOf[ref.node];
-    if (condSwitches.count(ref.node) && !ref.control)
-      sides.insert({predicateOf(*nodes.find(ref.node)), ref.port});
+    auto condSwitch = result.switches.find(ref.node);
+    if (condSwitch != result.switches.end() && !ref.control)
+      sides.insert({condSwitch->second, ref.port});
     return sides;
   };
-  struct Select {
-    NodeDef *merge;
-    std::string pred, onTrue, onFalse;
-  };
-  std::vector<Select> selects;
   for (NodeDef *node : *order) {
     if (isSwitch(*node) && !isLoopSwitch(nodes, *node))
-      condSwitches.insert(node->name());
+      result.switches[node->name()] = predicateOf(*node);
     bool condMerge = isMerge(*node) && !isLoopMerge(nodes, *node);
     std::vector<Ref> data;
     Sides sides;
@@ -89,14 +82,15 @@ Error rewriteConds(tensorflow::GraphDef &graph, const std::string &file) {
                          "cond's Merge joins 2 inputs, this one {}",
                          file, node->name(), node->op(), data.size());
       Sides a = sidesOfInput(data[0]), b = sidesOfInput(data[1]);
-      std::vector<Select> found;
+      std::vector<CondMerge> found;
       for (const auto &[pred, port] : a) {
         bool opposite = b.count({pred, 1 - port}) && !b.count({pred, port}) &&
                         !a.count({pred, 1 - port});
+        const Ref &onTrue = data[port == 1 ? 0 : 1];
+        const Ref &onFalse = data[port == 1 ? 1 : 0];
         if (opposite)
-          found.push_back(
-              {node, pred, refText(data[port == 1 ? 0 : 1].node, data[port == 1 ? 0 : 1].port),
-               refText(data[port == 1 ? 1 : 0].node, data[port == 1 ? 1 : 0].port)});
+          found.push_back({node, pred, refText(onTrue.node, onTrue.port),
+                           refText(onFalse.node, onFalse.port)});
       }
       if (found.size() != 1)
         return makeError("{}: node '{}' ({}): error: cannot functionalize: "
@@ -107,42 +101,13 @@ Error rewriteConds(tensorflow::GraphDef &graph, const std::string &file) {
                          file, node->name(), node->op(), found.size());
       sides.erase({found[0].pred, 0});
       sides.erase({found[0].pred, 1});
-      selects.push_back(found[0]);
+      result.merges.push_back(found[0]);
     }
     sidesOf[node->name()] = std::move(sides);
   }
-  // Merge's value_index (output 1) says which side ran: select computes
-  // both, so it has no value.
-  for (NodeDef &node : *graph.mutable_node())
-    for (std::string &input : *node.mutable_input()) {
-      Ref ref = parseRef(input);
-      for (const Select &select : selects)
-        if (ref.node == select.merge->name() && ref.port == 1 && !ref.control)
-          return makeError("{}: node '{}' ({}): error: cannot functionalize: "
-                           "it reads the value_index of Merge '{}'",
-                           file, node.name(), node.op(), ref.node);
-      if (condSwitches.count(ref.node) && !ref.control)
-        input = ref.node; // both sides are the switched value
-    }
-  for (const Select &select : selects) {
-    NodeDef &merge = *select.merge;
-    merge.set_op("SelectV2");
-    merge.clear_input();
-    merge.add_input(select.pred);
-    merge.add_input(select.onTrue);
-    merge.add_input(select.onFalse);
-    merge.mutable_attr()->erase("N");
-  }
-  for (const std::string &name : condSwitches) {
-    NodeDef &node = *nodes.find(name);
-    std::string value = node.input(0);
-    node.set_op("Identity");
-    node.clear_input();
-    node.add_input(value);
-  }
-  return Error::success();
+  return result;
 }
-} // namespace
+
 
 bool hasV1ControlFlow(const tensorflow::GraphDef &graph) {
   for (const NodeDef &node : graph.node())
@@ -153,7 +118,7 @@ bool hasV1ControlFlow(const tensorflow::GraphDef &graph) {
 
 Error functionalizeControlFlow(tensorflow::GraphDef &graph,
                                const std::string &file) {
-  if (Error error = rewriteConds(graph, file))
+  if (Error error = functionalize::rewriteConds(graph, file))
     return error;
   for (bool extracted = true; extracted;)
     if (Error error = functionalize::extractInnermostLoop(graph, file, extracted))

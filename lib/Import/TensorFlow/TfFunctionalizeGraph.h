@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <deque>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -140,6 +141,35 @@ private:
   const std::string &file_;
   std::map<std::string, int> byName_;
 };
+
+/// A cond side: (predicate tensor, Switch output port: 1 true, 0 false).
+using Side = std::pair<std::string, int64_t>;
+using Sides = std::set<Side>;
+
+/// A cond's Merge: its predicate (Identities followed to the source) and
+/// the inputs from its true and false sides.
+struct CondMerge {
+  NodeDef *merge;
+  std::string pred, onTrue, onFalse;
+};
+
+struct CondAnalysis {
+  std::vector<CondMerge> merges;                  ///< in dataflow order
+  std::map<std::string, std::string> switches;   ///< cond Switch -> predicate
+  std::map<std::string, Sides> sides;            ///< sides a node's output is on
+};
+
+/// The conds of `graph` (Switch/Merge not on a LoopCond): which side of
+/// which predicate each node is on, and each Merge's two sides. A Merge
+/// whose inputs are not the opposite sides of one predicate is an error.
+Expected<CondAnalysis> analyzeConds(tensorflow::GraphDef &graph, Nodes &nodes,
+                                    const std::string &file);
+
+/// Rewrites every cond, innermost first: a costly one (a matmul, a
+/// convolution, a loop or call, or more than a few ops) as a StatelessIf
+/// with then/else library functions, a cheap one as SelectV2 per Merge
+/// (TfFunctionalizeIf.cpp).
+Error rewriteConds(tensorflow::GraphDef &graph, const std::string &file);
 
 /// Rewrites the innermost loop frame of `graph` as a StatelessWhile with
 /// cond and body functions; `extracted` false when there is none
