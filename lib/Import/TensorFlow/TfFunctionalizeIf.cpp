@@ -50,6 +50,11 @@ public:
   Error run();
 
 private:
+  /// `ref` as side `port`'s function reads it, without its inputs
+  /// (`expand` when it is a node the function copies); nullopt when the
+  /// side cannot be extracted.
+  std::optional<std::string> classify(const Ref &ref, int64_t port,
+                                      bool &expand);
   std::optional<std::string> resolve(const Ref &ref, int64_t port, Side &side);
   bool costly(const Side &onTrue, const Side &onFalse) const;
   bool readOutside(const std::set<std::string> &removed) const;
@@ -70,8 +75,9 @@ private:
   std::map<std::string, size_t> inputIndex_;
 };
 
-std::optional<std::string> CondRewriter::resolve(const Ref &ref, int64_t port,
-                                                 Side &side) {
+std::optional<std::string> CondRewriter::classify(const Ref &ref, int64_t port,
+                                                  bool &expand) {
+  expand = false;
   NodeDef *node = nodes_.find(ref.node);
   auto condSwitch = analysis_.switches.find(ref.node);
   if (condSwitch != analysis_.switches.end() && condSwitch->second == pred_) {
@@ -83,22 +89,40 @@ std::optional<std::string> CondRewriter::resolve(const Ref &ref, int64_t port,
       inputs_.emplace_back(value, attrType(*node));
     return fmt::format("in{}", it->second);
   }
-  if (isFreeConstant(*node)) {
-    side.nodes.insert(ref.node);
-    return refText(ref.node, ref.port);
+  if (!isFreeConstant(*node)) {
+    auto sides = analysis_.sides.find(ref.node);
+    bool inSide =
+        sides != analysis_.sides.end() && sides->second.count({pred_, port});
+    if (!inSide || isEnter(*node) || isExit(*node) || isNextIteration(*node) ||
+        node->op() == "LoopCond" || isMerge(*node) || isSwitch(*node))
+      return std::nullopt;
   }
-  auto sides = analysis_.sides.find(ref.node);
-  bool inSide = sides != analysis_.sides.end() && sides->second.count({pred_, port});
-  if (!inSide || isEnter(*node) || isExit(*node) || isNextIteration(*node) ||
-      node->op() == "LoopCond" || isMerge(*node) || isSwitch(*node))
-    return std::nullopt;
-  if (side.nodes.insert(ref.node).second)
+  expand = true;
+  return refText(ref.node, ref.port);
+}
+
+std::optional<std::string> CondRewriter::resolve(const Ref &ref, int64_t port,
+                                                 Side &side) {
+  bool expand = false;
+  std::optional<std::string> text = classify(ref, port, expand);
+  if (!text || !expand || !side.nodes.insert(ref.node).second)
+    return text;
+  // A work list, not recursion: a side may be a chain of any length.
+  std::vector<const NodeDef *> pending = {nodes_.find(ref.node)};
+  while (!pending.empty()) {
+    const NodeDef *node = pending.back();
+    pending.pop_back();
     for (const std::string &input : node->input()) {
       Ref inner = parseRef(input);
-      if (!inner.control && !resolve(inner, port, side))
+      if (inner.control)
+        continue;
+      if (!classify(inner, port, expand))
         return std::nullopt;
+      if (expand && side.nodes.insert(inner.node).second)
+        pending.push_back(nodes_.find(inner.node));
     }
-  return refText(ref.node, ref.port);
+  }
+  return text;
 }
 
 bool CondRewriter::costly(const Side &onTrue, const Side &onFalse) const {
@@ -168,7 +192,7 @@ tensorflow::FunctionDef CondRewriter::function(const std::string &name,
     arg->set_name(fmt::format("in{}", i));
     arg->set_type(inputs_[i].second);
   }
-  Side scratch;
+  bool expand = false;
   for (const NodeDef &node : graph_.node()) {
     if (!side.nodes.count(node.name()))
       continue;
@@ -178,7 +202,7 @@ tensorflow::FunctionDef CondRewriter::function(const std::string &name,
     for (const std::string &input : node.input()) {
       Ref ref = parseRef(input);
       if (!ref.control) // pivots order nothing inside a function
-        copy->add_input(*resolve(ref, port, scratch));
+        copy->add_input(*classify(ref, port, expand));
     }
   }
   for (size_t m = 0; m < cond_.size(); ++m) {

@@ -111,6 +111,10 @@ private:
   Error readExit(NodeDef *exit);
   /// The argument name or "node:port" a function reads for `ref`, adding
   /// the nodes it needs to `closure`; `switchesAreArgs` in the body.
+  /// `ref` as a function reads it, without its inputs; `expand` when it is
+  /// a node the function copies.
+  Expected<std::string> classify(const Ref &ref, const NodeDef &user,
+                                 bool inBody, bool &expand) const;
   Expected<std::string> resolve(const Ref &ref, const NodeDef &user,
                                 bool inBody, std::set<std::string> &closure);
   Expected<tensorflow::FunctionDef>
@@ -231,9 +235,10 @@ Error LoopExtractor::readLoop() {
   return Error::success();
 }
 
-Expected<std::string> LoopExtractor::resolve(const Ref &ref, const NodeDef &user,
-                                             bool inBody,
-                                             std::set<std::string> &closure) {
+Expected<std::string> LoopExtractor::classify(const Ref &ref,
+                                              const NodeDef &user, bool inBody,
+                                              bool &expand) const {
+  expand = false;
   NodeDef *source = nodes_.find(ref.node);
   auto variable = loop_.variableOf.find(ref.node);
   if (variable != loop_.variableOf.end()) {
@@ -262,16 +267,35 @@ Expected<std::string> LoopExtractor::resolve(const Ref &ref, const NodeDef &user
     return fail(user, fmt::format("it reads '{}' ({}), which is not a loop "
                                   "variable of this frame",
                                   source->name(), source->op()));
-  if (closure.insert(ref.node).second)
-    for (const std::string &input : source->input()) {
+  expand = true;
+  return refText(ref.node, ref.port);
+}
+
+Expected<std::string> LoopExtractor::resolve(const Ref &ref, const NodeDef &user,
+                                             bool inBody,
+                                             std::set<std::string> &closure) {
+  bool expand = false;
+  Expected<std::string> text = classify(ref, user, inBody, expand);
+  if (!text || !expand || !closure.insert(ref.node).second)
+    return text;
+  // The nodes it needs join the closure through a work list, not
+  // recursion: a body may be a chain of any length.
+  std::vector<const NodeDef *> pending = {nodes_.find(ref.node)};
+  while (!pending.empty()) {
+    const NodeDef *node = pending.back();
+    pending.pop_back();
+    for (const std::string &input : node->input()) {
       Ref inner = parseRef(input);
       if (inner.control)
         continue;
-      Expected<std::string> resolved = resolve(inner, *source, inBody, closure);
-      if (!resolved)
-        return resolved.takeError();
+      Expected<std::string> checked = classify(inner, *node, inBody, expand);
+      if (!checked)
+        return checked.takeError();
+      if (expand && closure.insert(inner.node).second)
+        pending.push_back(nodes_.find(inner.node));
     }
-  return refText(ref.node, ref.port);
+  }
+  return text;
 }
 
 Expected<tensorflow::FunctionDef>
