@@ -56,7 +56,7 @@ FunctionLibrary::find(std::string_view name) const {
 }
 
 Expected<std::string>
-FunctionLibrary::flatInput(const tensorflow::FunctionDef &function,
+FunctionLibrary::flatInput(const NodesByName &nodes,
                            const std::string &input) const {
   if (!input.empty() && input.front() == '^')
     return input; // a control input names a node or an argument
@@ -69,12 +69,10 @@ FunctionLibrary::flatInput(const tensorflow::FunctionDef &function,
     return makeError("input '{}' is neither an argument nor "
                      "\"node:out_arg:index\"",
                      input);
-  const tensorflow::NodeDef *producer = nullptr;
-  for (const tensorflow::NodeDef &node : function.node_def())
-    if (node.name() == parts[0])
-      producer = &node;
-  if (!producer)
+  auto found = nodes.find(parts[0]);
+  if (found == nodes.end())
     return makeError("input '{}' names no node of the function", input);
+  const tensorflow::NodeDef *producer = found->second;
   const tensorflow::FunctionDef *called = find(producer->op());
   Expected<int64_t> flat = flatOutputIndex(
       *producer, called ? &called->signature() : nullptr, parts[1], *index);
@@ -89,6 +87,9 @@ FunctionLibrary::build(const tensorflow::FunctionDef &function) const {
   body->def = &function;
   std::string label = functionLabel(function);
   const tensorflow::OpDef &signature = function.signature();
+  NodesByName nodes;
+  for (const tensorflow::NodeDef &node : function.node_def())
+    nodes.emplace(node.name(), &node);
   for (int i = 0; i < signature.input_arg_size(); ++i) {
     tensorflow::NodeDef *arg = body->graph.add_node();
     arg->set_name(signature.input_arg(i).name());
@@ -100,7 +101,7 @@ FunctionLibrary::build(const tensorflow::FunctionDef &function) const {
     tensorflow::NodeDef *copy = body->graph.add_node();
     *copy = node;
     for (std::string &input : *copy->mutable_input()) {
-      Expected<std::string> flat = flatInput(function, input);
+      Expected<std::string> flat = flatInput(nodes, input);
       if (!flat)
         return makeError("{}, node '{}' ({}): {}", label, node.name(),
                          node.op(), flat.errorMessage());
@@ -120,7 +121,7 @@ FunctionLibrary::build(const tensorflow::FunctionDef &function) const {
     if (ret == function.ret().end())
       return makeError("{}: output argument '{}' has no `ret` entry",
                        label, output.name());
-    Expected<std::string> flat = flatInput(function, ret->second);
+    Expected<std::string> flat = flatInput(nodes, ret->second);
     if (!flat)
       return makeError("{}: output argument '{}': {}", label,
                        output.name(), flat.errorMessage());

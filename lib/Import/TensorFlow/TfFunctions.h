@@ -50,7 +50,10 @@ public:
 private:
   Expected<std::unique_ptr<FunctionBody>>
   build(const tensorflow::FunctionDef &function) const;
-  Expected<std::string> flatInput(const tensorflow::FunctionDef &function,
+  using NodesByName =
+      std::map<std::string, const tensorflow::NodeDef *, std::less<>>;
+  /// A body node's input with "node:out_arg:i" made "node:k".
+  Expected<std::string> flatInput(const NodesByName &nodes,
                                   const std::string &input) const;
 
   std::string file_;
