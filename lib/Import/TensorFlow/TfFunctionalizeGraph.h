@@ -16,6 +16,7 @@
 
 #include <algorithm>
 #include <deque>
+#include <functional>
 #include <map>
 #include <set>
 #include <string>
@@ -141,6 +142,25 @@ private:
   const std::string &file_;
   std::map<std::string, int> byName_;
 };
+
+/// `base`, or `base_K`, whichever no function of `graph`'s library has.
+std::string uniqueFunctionName(const tensorflow::GraphDef &graph,
+                               const std::string &base);
+
+/// Keeps the nodes of `graph` not in `removed`, dropping their inputs from
+/// removed nodes (only control inputs are left to drop: callers check data
+/// reads first).
+void removeNodes(tensorflow::GraphDef &graph,
+                 const std::set<std::string> &removed);
+
+/// Adds to `closure` what `start` reads through data inputs, transitively:
+/// `visit` says per input whether its producer joins (and is walked in
+/// turn) or not; its error stops the walk. A work list, not recursion: a
+/// chain may have any length.
+Error gatherInputs(
+    Nodes &nodes, const NodeDef &start, std::set<std::string> &closure,
+    const std::function<Expected<bool>(const Ref &input, const NodeDef &user)>
+        &visit);
 
 /// A cond side: (predicate tensor, Switch output port: 1 true, 0 false).
 using Side = std::pair<std::string, int64_t>;

@@ -107,21 +107,16 @@ std::optional<std::string> CondRewriter::resolve(const Ref &ref, int64_t port,
   std::optional<std::string> text = classify(ref, port, expand);
   if (!text || !expand || !side.nodes.insert(ref.node).second)
     return text;
-  // A work list, not recursion: a side may be a chain of any length.
-  std::vector<const NodeDef *> pending = {nodes_.find(ref.node)};
-  while (!pending.empty()) {
-    const NodeDef *node = pending.back();
-    pending.pop_back();
-    for (const std::string &input : node->input()) {
-      Ref inner = parseRef(input);
-      if (inner.control)
-        continue;
-      if (!classify(inner, port, expand))
-        return std::nullopt;
-      if (expand && side.nodes.insert(inner.node).second)
-        pending.push_back(nodes_.find(inner.node));
-    }
-  }
+  Error blocked = gatherInputs(
+      nodes_, *nodes_.find(ref.node), side.nodes,
+      [&](const Ref &input, const NodeDef &) -> Expected<bool> {
+        bool joins = false;
+        if (!classify(input, port, joins))
+          return makeError("not extractable"); // the cond is selected
+        return joins;
+      });
+  if (blocked)
+    return std::nullopt;
   return text;
 }
 
@@ -215,20 +210,6 @@ tensorflow::FunctionDef CondRewriter::function(const std::string &name,
   return function;
 }
 
-std::string uniqueFunctionName(const tensorflow::GraphDef &graph,
-                               const std::string &base) {
-  auto taken = [&](const std::string &name) {
-    for (const tensorflow::FunctionDef &f : graph.library().function())
-      if (f.signature().name() == name)
-        return true;
-    return false;
-  };
-  std::string name = base;
-  for (int k = 1; taken(name); ++k)
-    name = fmt::format("{}_{}", base, k);
-  return name;
-}
-
 void CondRewriter::asIf(const Side &onTrue, const Side &onFalse) {
   std::string base = parseRef(pred_).node;
   std::string thenName = uniqueFunctionName(graph_, base + "/kiln_then");
@@ -315,22 +296,7 @@ void CondRewriter::removeDead(std::set<std::string> removed) {
         more = true;
       }
   }
-  tensorflow::GraphDef kept;
-  for (const NodeDef &node : graph_.node())
-    if (!removed.count(node.name())) {
-      NodeDef *copy = kept.add_node();
-      *copy = node;
-      auto *inputs = copy->mutable_input();
-      inputs->erase(std::remove_if(inputs->begin(), inputs->end(),
-                                   [&](const std::string &input) {
-                                     return removed.count(parseRef(input).node);
-                                   }),
-                    inputs->end());
-    }
-  *kept.mutable_library() = graph_.library();
-  *kept.mutable_versions() = graph_.versions();
-  kept.set_version(graph_.version());
-  graph_ = std::move(kept);
+  removeNodes(graph_, removed);
 }
 
 Error CondRewriter::run() {

@@ -121,7 +121,6 @@ private:
   buildFunction(const std::string &name, const std::vector<std::string> &roots,
                 bool inBody);
   std::string uniqueNodeName(const std::string &base) const;
-  std::string uniqueFunctionName(const std::string &base) const;
 
   tensorflow::GraphDef &graph_;
   Nodes &nodes_;
@@ -278,23 +277,17 @@ Expected<std::string> LoopExtractor::resolve(const Ref &ref, const NodeDef &user
   Expected<std::string> text = classify(ref, user, inBody, expand);
   if (!text || !expand || !closure.insert(ref.node).second)
     return text;
-  // The nodes it needs join the closure through a work list, not
-  // recursion: a body may be a chain of any length.
-  std::vector<const NodeDef *> pending = {nodes_.find(ref.node)};
-  while (!pending.empty()) {
-    const NodeDef *node = pending.back();
-    pending.pop_back();
-    for (const std::string &input : node->input()) {
-      Ref inner = parseRef(input);
-      if (inner.control)
-        continue;
-      Expected<std::string> checked = classify(inner, *node, inBody, expand);
-      if (!checked)
-        return checked.takeError();
-      if (expand && closure.insert(inner.node).second)
-        pending.push_back(nodes_.find(inner.node));
-    }
-  }
+  Error error = gatherInputs(
+      nodes_, *nodes_.find(ref.node), closure,
+      [&](const Ref &input, const NodeDef &reader) -> Expected<bool> {
+        bool joins = false;
+        Expected<std::string> checked = classify(input, reader, inBody, joins);
+        if (!checked)
+          return checked.takeError();
+        return joins;
+      });
+  if (error)
+    return error;
   return text;
 }
 
@@ -360,27 +353,14 @@ std::string LoopExtractor::uniqueNodeName(const std::string &base) const {
   return name;
 }
 
-std::string LoopExtractor::uniqueFunctionName(const std::string &base) const {
-  auto taken = [&](const std::string &name) {
-    for (const tensorflow::FunctionDef &f : graph_.library().function())
-      if (f.signature().name() == name)
-        return true;
-    return false;
-  };
-  std::string name = base;
-  for (int k = 1; taken(name); ++k)
-    name = fmt::format("{}_{}", base, k);
-  return name;
-}
-
 Error LoopExtractor::run() {
   if (Error error = readLoop())
     return error;
   if (loop_.merges.empty())
     return fail(*loop_.loopCond, "the frame has no loop variables");
   std::string base = loop_.frame.empty() ? "loop" : loop_.frame;
-  std::string condName = uniqueFunctionName(base + "/kiln_cond");
-  std::string bodyName = uniqueFunctionName(base + "/kiln_body");
+  std::string condName = uniqueFunctionName(graph_, base + "/kiln_cond");
+  std::string bodyName = uniqueFunctionName(graph_, base + "/kiln_body");
   Expected<tensorflow::FunctionDef> cond =
       buildFunction(condName, {loop_.loopCond->input(0)}, false);
   if (!cond)
@@ -427,7 +407,6 @@ Error LoopExtractor::run() {
         (inFrame(node.name()) ||
          (isEnter(node) && frames_.out.at(node.name()) == path_)))
       removed.insert(node.name());
-  tensorflow::GraphDef kept;
   for (const NodeDef &node : graph_.node()) {
     if (removed.count(node.name()))
       continue;
@@ -436,23 +415,12 @@ Error LoopExtractor::run() {
         return fail(node, fmt::format("it reads '{}' of the loop other than "
                                       "through an Exit",
                                       parseRef(input).node));
-    NodeDef *copy = kept.add_node();
-    *copy = node;
-    // Control edges into the frame's nodes have nothing left to order.
-    auto *inputs = copy->mutable_input();
-    inputs->erase(std::remove_if(inputs->begin(), inputs->end(),
-                                 [&](const std::string &input) {
-                                   return removed.count(parseRef(input).node);
-                                 }),
-                  inputs->end());
   }
-  *kept.add_node() = std::move(loop);
-  *kept.mutable_library() = graph_.library();
-  *kept.mutable_library()->add_function() = std::move(*cond);
-  *kept.mutable_library()->add_function() = std::move(*body);
-  *kept.mutable_versions() = graph_.versions();
-  kept.set_version(graph_.version());
-  graph_ = std::move(kept);
+  // Control edges into the frame's nodes have nothing left to order.
+  removeNodes(graph_, removed);
+  *graph_.add_node() = std::move(loop);
+  *graph_.mutable_library()->add_function() = std::move(*cond);
+  *graph_.mutable_library()->add_function() = std::move(*body);
   return Error::success();
 }
 
