@@ -9,6 +9,11 @@
 // safe: a body value lives in the body's own arena block, and element j
 // returned as it is needs no copy at all.
 //
+// A conditional's branch parameter reads its operand's slices directly, so
+// an operand element that is a constant (which has no slice, only a global
+// that code generation finds from the constant instruction itself) gets a
+// `copy` into the arena before the conditional.
+//
 //===----------------------------------------------------------------------===//
 #include "kiln/Transforms/Passes.h"
 
@@ -53,15 +58,47 @@ bool copyMovedStateElements(ir::Computation &body) {
   return changed;
 }
 
+/// Copies the constant elements of `conditional`'s branch operands.
+bool copyConstantBranchOperands(ir::Computation &computation,
+                                Instruction &conditional) {
+  auto copyOf = [&](Instruction *constant) {
+    return computation.add(Opcode::Copy, constant->shape(), {constant}, {},
+                           constant->name() + ".operand");
+  };
+  bool changed = false;
+  for (size_t k = 1; k < conditional.operandCount(); ++k) {
+    Instruction *operand = conditional.operand(k);
+    if (operand->opcode() == Opcode::Constant) {
+      conditional.setOperand(k, copyOf(operand));
+      changed = true;
+    } else if (operand->opcode() == Opcode::Tuple) {
+      for (size_t i = 0; i < operand->operandCount(); ++i)
+        if (operand->operand(i)->opcode() == Opcode::Constant) {
+          operand->setOperand(i, copyOf(operand->operand(i)));
+          changed = true;
+        }
+    }
+  }
+  return changed;
+}
+
 class LoopStateCopiesPass final : public Pass {
 public:
   std::string_view name() const override { return "loop-state-copies"; }
   Expected<bool> run(ir::Module &module) override {
     bool changed = false;
-    for (ir::Computation *computation : module.computations())
-      for (Instruction *instruction : computation->instructions())
+    for (ir::Computation *computation : module.computations()) {
+      bool added = false;
+      for (Instruction *instruction : computation->instructions()) {
         if (instruction->opcode() == Opcode::While)
           changed |= copyMovedStateElements(*instruction->calledComputations()[1]);
+        else if (instruction->opcode() == Opcode::Conditional)
+          added |= copyConstantBranchOperands(*computation, *instruction);
+      }
+      if (added)
+        computation->sortTopologically();
+      changed |= added;
+    }
     return changed;
   }
 };

@@ -55,11 +55,14 @@ class Case:
         self.text = open(path).read()
         self.fetches, self.inputs, self.tol = None, {}, DEFAULT_TOL
         self.numpy_ref, self.only, self.variables = False, None, []  # [(name, readonly)]
+        self.tfjs_format = False  # kiln compiles the converted model.json, not the .pbtxt
         for line in self.text.splitlines():
-            m = re.match(r'\s*#\s*(fetch|input|tol|reference|arch|variable)\s*:\s*(.*)$', line)
+            m = re.match(r'\s*#\s*(fetch|input|tol|reference|arch|variable|format)\s*:\s*(.*)$',
+                         line)
             if m:
                 self.directive(m.group(1), m.group(2).strip())
-        self.ops = set(re.findall(r'^\s*op\s*:\s*"([^"]+)"', self.text, re.M))
+        # 'op: "X"' anywhere: one-line nodes and FunctionDef node_defs count too.
+        self.ops = set(re.findall(r'(?<![\w])op\s*:\s*"([^"]+)"', self.text))
 
     def directive(self, key, value):
         if key == 'fetch':
@@ -70,6 +73,10 @@ class Case:
             self.numpy_ref = value == 'numpy'
         elif key == 'arch':
             self.only = value
+        elif key == 'format':
+            if value != 'tfjs':
+                raise ValueError(f'{self.path}: unknown format directive {value!r}')
+            self.tfjs_format = True
         elif key == 'variable':
             name, *flags = value.split()
             self.variables.append((name, 'readonly' in flags))
@@ -288,7 +295,11 @@ class Harness:
         os.makedirs(work)
         config = os.path.join(work, 'config.pbtxt')
         self.write_config(case, feeds, fetches, config)
-        manifest = self.runner.compile(case.path, case.ident, work, ['--config', config])
+        model = case.path
+        if case.tfjs_format:
+            tfgraph.graph_to_tfjs(graph, work)
+            model = os.path.join(work, 'model.json')
+        manifest = self.runner.compile(model, case.ident, work, ['--config', config])
         if len(manifest['args']) != len(feeds) or len(manifest['results']) != len(fetches):
             raise Failure(f'kiln has {len(manifest["args"])} args / {len(manifest["results"])} '
                           f'results, the case {len(feeds)} feeds / {len(fetches)} fetches')

@@ -126,12 +126,18 @@ def sink_fetches(graph):
 
 def graph_to_tfjs(graph, out_dir):
     """Writes out_dir/model.json + weights.bin: every Const's value moves into the shard, as the
-    TF.js converter does (int64 and float16/float64 stored as int32/float32, which TF.js uses)."""
+    TF.js converter does (int64 and float16/float64 stored as int32/float32, which TF.js uses),
+    the Consts of library functions too (weights named by their node names, which TF.js looks
+    up for function bodies as for the graph)."""
     from google.protobuf import json_format
     g = type(graph)()
     g.CopyFrom(graph)
     weights, blobs = [], []
-    for n in g.node:
+    nodes = list(g.node)
+    if g.HasField('library'):
+        for function in g.library.function:
+            nodes.extend(function.node_def)
+    for n in nodes:
         if n.op != 'Const':
             continue
         arr = tensor_to_numpy(n.attr['value'].tensor)

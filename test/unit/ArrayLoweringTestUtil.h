@@ -118,6 +118,20 @@ public:
   void updateVariable(const std::string &, Value) override {}
   // No `override`: the hook is newer than some trees this test builds in.
   Value currentValue(const std::string &) { return nullptr; }
+  // These tests lower single ops: no function library.
+  std::optional<std::string> attrFunction(std::string_view) override {
+    return std::nullopt;
+  }
+  std::vector<std::string> attrFunctions(std::string_view) override { return {}; }
+  std::optional<std::vector<Value>> callFunction(const std::string &,
+                                                 const std::vector<Value> &,
+                                                 GraphBuilder &) override {
+    return std::nullopt;
+  }
+  std::optional<int64_t> unshapedListBound(Value) const override {
+    return std::nullopt;
+  }
+  void markUnshapedList(Value, int64_t) override {}
   void setOutput(size_t index, Value value) override {
     outputs.resize(std::max(outputs.size(), index + 1));
     outputs[index] = value;

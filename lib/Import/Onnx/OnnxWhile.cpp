@@ -1,51 +1,9 @@
 //===- OnnxWhile.cpp - Building blocks of the whiles ONNX lowerings make --===//
 #include "Onnx/OnnxWhile.h"
 
-#include "Common/ArrayLowering.h"
-
-#include "kiln/IR/Module.h"
-
 #include <fmt/format.h>
 
-#include <cctype>
-#include <memory>
-
 namespace kiln::import::onnx {
-
-std::string computationName(const std::string &text) {
-  std::string name;
-  for (char c : text)
-    name += std::isalnum(static_cast<unsigned char>(c)) || c == '_' ||
-                    c == '.' || c == '-'
-                ? c
-                : '_';
-  // Names start with a letter or '_': an unnamed node's ".cond" too.
-  if (name.empty() ||
-      !(std::isalpha(static_cast<unsigned char>(name[0])) || name[0] == '_'))
-    name = "node_" + name;
-  return name;
-}
-
-/// A new, empty computation of the module, placed before the one `b` builds
-/// (callees are printed first).
-ir::Computation *newComputation(GraphBuilder &b, const std::string &name) {
-  ir::Module *module = b.computation().parent();
-  std::string unique = module->uniqueName(computationName(name));
-  return module->addComputationBefore(std::make_unique<ir::Computation>(unique),
-                                      &b.computation());
-}
-
-/// Sets `computation`'s root, or records the error of `callee` on `b`.
-bool finish(GraphBuilder &b, GraphBuilder &callee, ir::Computation &computation,
-            Value root) {
-  if (Error error = callee.takeError()) {
-    b.fail(fmt::format("building '{}': {}", computation.name(),
-                       error.message()));
-    return false;
-  }
-  computation.setRoot(root);
-  return true;
-}
 
 /// The computation of a counted while: element `counter` of the state is
 /// below `limit` (an element index, or nullopt for the constant `bound`),
@@ -65,45 +23,6 @@ ir::Computation *buildCondition(OnnxNodeContext &ctx, const ir::Shape &state,
   if (flag)
     go = c.binary(ir::Opcode::And, go, c.getTupleElement(param, *flag));
   return finish(b, c, *condition, go) ? condition : nullptr;
-}
-
-/// `update` written into `buffer` as entry `at` of dimension `axis` (the
-/// update lacks that dimension).
-Value writeEntry(GraphBuilder &b, Value buffer, Value update, int64_t axis,
-                 Value at) {
-  Value zero = b.scalar(at->shape().dtype(), 0);
-  std::vector<Value> operands = {buffer, unsqueezeDims(b, update, {axis})};
-  for (int64_t d = 0; d < buffer->shape().rank(); ++d)
-    operands.push_back(d == axis ? at : zero);
-  return b.add(ir::Opcode::DynamicUpdateSlice, std::move(operands));
-}
-
-/// Entry `at` of dimension `axis` of `x`, without that dimension.
-Value readEntry(GraphBuilder &b, Value x, int64_t axis, Value at) {
-  Value zero = b.scalar(at->shape().dtype(), 0);
-  std::vector<Value> operands = {x};
-  ir::Attributes attrs;
-  attrs.sizes = x->shape().dims();
-  attrs.sizes[size_t(axis)] = 1;
-  for (int64_t d = 0; d < x->shape().rank(); ++d)
-    operands.push_back(d == axis ? at : zero);
-  Value slice = b.add(ir::Opcode::DynamicSlice, std::move(operands),
-                      std::move(attrs));
-  return squeezeDims(b, slice, {axis});
-}
-
-/// `count` entries of `element`'s shape stacked along a new `axis`, zeros
-/// until the loop writes them. Left a broadcast (not folded into a
-/// constant), so the object does not grow with the trip count.
-Value zeroBuffer(GraphBuilder &b, const ir::Shape &element, int64_t count,
-                 int64_t axis) {
-  std::vector<int64_t> dims = element.dims();
-  dims.insert(dims.begin() + axis, count);
-  Value zero = b.scalar(element.dtype(), 0);
-  b.setFolding(false);
-  Value buffer = b.broadcastTo(zero, dims);
-  b.setFolding(true);
-  return buffer;
 }
 
 } // namespace kiln::import::onnx

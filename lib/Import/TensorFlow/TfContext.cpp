@@ -57,10 +57,25 @@ const VariableSpec *VariableState::variableAt(size_t node, int64_t index) const 
 
 TfContext::TfContext(GraphBuilder &builder, VariableState &state, size_t node,
                      std::vector<Value> inputs, std::vector<NodeInput> dataInputs,
-                     const ir::Literal *weight, bool requireWeight)
+                     const ir::Literal *weight, bool requireWeight,
+                     FunctionCaller &functions,
+                     std::map<Value, int64_t> &unshapedLists)
     : TfNodeContext(builder), state_(state), def_(state.graph.node(node)),
       inputs_(std::move(inputs)), dataInputs_(std::move(dataInputs)),
-      weight_(weight), requireWeight_(requireWeight) {}
+      weight_(weight), requireWeight_(requireWeight), functions_(functions),
+      unshapedLists_(unshapedLists) {}
+
+std::optional<int64_t> TfContext::unshapedListBound(Value list) const {
+  auto it = unshapedLists_.find(list);
+  if (it == unshapedLists_.end())
+    return std::nullopt;
+  return it->second;
+}
+
+void TfContext::markUnshapedList(Value list, int64_t bound) {
+  if (list)
+    unshapedLists_[list] = bound;
+}
 
 Value TfContext::input(size_t i) const {
   if (i < inputs_.size())
@@ -175,6 +190,37 @@ std::optional<ir::Literal> TfContext::attrTensor(std::string_view key) {
     return std::nullopt;
   }
   return std::move(*literal);
+}
+
+std::optional<std::string> TfContext::attrFunction(std::string_view key) {
+  const tensorflow::AttrValue *value = attr(key, tensorflow::AttrValue::kFunc);
+  if (!value) {
+    if (builder_.ok())
+      fail(fmt::format("missing function attribute '{}'", key));
+    return std::nullopt;
+  }
+  return value->func().name();
+}
+
+std::vector<std::string> TfContext::attrFunctions(std::string_view key) {
+  const tensorflow::AttrValue *value = attr(key, tensorflow::AttrValue::kList);
+  std::vector<std::string> names;
+  if (value)
+    for (const tensorflow::NameAttrList &function : value->list().func())
+      names.push_back(function.name());
+  return names;
+}
+
+std::optional<std::vector<Value>>
+TfContext::callFunction(const std::string &function,
+                        const std::vector<Value> &arguments, GraphBuilder &into) {
+  Expected<std::vector<Value>> outputs =
+      functions_.callFunction(function, arguments, into, name());
+  if (!outputs) {
+    fail(outputs.errorMessage());
+    return std::nullopt;
+  }
+  return std::move(*outputs);
 }
 
 std::optional<std::string> TfContext::variableOf(size_t i) const {

@@ -38,6 +38,17 @@ struct VariableState {
   const VariableSpec *variableAt(size_t node, int64_t index) const;
 };
 
+/// Lowers library functions for the nodes that call them (the importer's
+/// GraphLowering).
+class FunctionCaller {
+public:
+  virtual ~FunctionCaller() = default;
+  /// `caller` is the calling node's name (names the values made).
+  virtual Expected<std::vector<Value>>
+  callFunction(const std::string &function, const std::vector<Value> &arguments,
+               GraphBuilder &into, const std::string &caller) = 0;
+};
+
 class TfContext : public TfNodeContext {
 public:
   /// `weight` replaces the Const's `value` attribute (TF.js); when
@@ -45,7 +56,8 @@ public:
   /// error instead of zeros.
   TfContext(GraphBuilder &builder, VariableState &state, size_t node,
             std::vector<Value> inputs, std::vector<NodeInput> dataInputs,
-            const ir::Literal *weight, bool requireWeight);
+            const ir::Literal *weight, bool requireWeight,
+            FunctionCaller &functions, std::map<Value, int64_t> &unshapedLists);
 
   const std::string &name() const override { return def_.name(); }
   const std::string &op() const override { return def_.op(); }
@@ -64,6 +76,13 @@ public:
   std::optional<ir::DType> attrType(std::string_view key) override;
   std::optional<std::vector<int64_t>> attrShape(std::string_view key) override;
   std::optional<ir::Literal> attrTensor(std::string_view key) override;
+  std::optional<std::string> attrFunction(std::string_view key) override;
+  std::vector<std::string> attrFunctions(std::string_view key) override;
+  std::optional<std::vector<Value>>
+  callFunction(const std::string &function, const std::vector<Value> &arguments,
+               GraphBuilder &into) override;
+  std::optional<int64_t> unshapedListBound(Value list) const override;
+  void markUnshapedList(Value list, int64_t bound) override;
 
   std::optional<std::string> variableOf(size_t i) const override;
   void updateVariable(const std::string &variable, Value value) override;
@@ -88,6 +107,8 @@ private:
   std::vector<NodeInput> dataInputs_;
   const ir::Literal *weight_;
   bool requireWeight_;
+  FunctionCaller &functions_;
+  std::map<Value, int64_t> &unshapedLists_;
   std::vector<Value> outputs_;
   std::string attributeError_;
 };

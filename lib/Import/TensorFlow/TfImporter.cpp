@@ -10,7 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Import/TensorFlow.h"
 
-#include "TensorFlow/TfContext.h"
+#include "TensorFlow/TfGraphLowering.h"
 #include "TensorFlow/TfPlan.h"
 #include "TensorFlow/TfTensor.h"
 
@@ -27,47 +27,28 @@ namespace kiln::import {
 namespace tf {
 namespace {
 
-/// HLO names allow [A-Za-z0-9_.-]; TensorFlow's '/' and ':' become '_'.
-std::string hloName(std::string_view name) {
-  std::string result;
-  for (char c : name) {
-    bool keep = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                (c >= '0' && c <= '9') || c == '_' || c == '.' || c == '-';
-    result += keep ? c : '_';
-  }
-  return result.empty() ? "value" : result;
-}
-
 class Lowering {
 public:
   Lowering(TfPlan &plan, ir::Module &module, ir::Computation &entry)
       : plan_(plan), module_(module), builder_(entry),
-        outputs_(plan.graph->size()) {}
+        graph_({*plan.graph, *plan.state, plan.model, *plan.library, "", "",
+                {}, named_, unshapedLists_},
+               builder_, module) {}
 
   Error createParameters();
-  Error lowerNode(size_t node);
+  Error lowerNode(size_t node) { return graph_.lowerNode(node); }
   Expected<std::vector<Value>> results();
 
 private:
-  Expected<std::vector<Value>> dataInputs(size_t node,
-                                          std::vector<NodeInput> &sources);
-  Expected<Value> tensor(size_t node, int64_t index, const std::string &user);
   Error checkFetch(const FetchSpec &fetch, const ir::Shape &shape) const;
-  void nameOutputs(size_t node, const std::vector<Value> &outputs);
-  Error nodeError(size_t node, const std::string &message) const;
 
   TfPlan &plan_;
   ir::Module &module_;
   GraphBuilder builder_;
-  std::vector<std::vector<Value>> outputs_;
   std::set<Value> named_;
+  std::map<Value, int64_t> unshapedLists_;
+  GraphLowering graph_;
 };
-
-Error Lowering::nodeError(size_t node, const std::string &message) const {
-  const tensorflow::NodeDef &def = plan_.graph->node(node);
-  return makeError("{}: node '{}' ({}): error: {}", plan_.model.path,
-                   def.name(), def.op(), message);
-}
 
 Error Lowering::createParameters() {
   int64_t number = 0;
@@ -87,81 +68,10 @@ Error Lowering::createParameters() {
     variable.parameter =
         builder_.parameter(number++, variable.shape, hloName(variable.name));
     named_.insert(variable.parameter);
-    outputs_[variable.node] = {variable.parameter};
+    graph_.define(variable.node, {variable.parameter});
   }
   if (Error error = builder_.takeError())
     return makeError("{}: error: {}", plan_.model.path, error.message());
-  return Error::success();
-}
-
-Expected<Value> Lowering::tensor(size_t node, int64_t index,
-                                 const std::string &user) {
-  auto fed = plan_.state->fed.find({node, index});
-  if (fed != plan_.state->fed.end())
-    return fed->second;
-  const std::vector<Value> &outputs = outputs_[node];
-  if (index >= 0 && index < int64_t(outputs.size()) && outputs[size_t(index)])
-    return outputs[size_t(index)];
-  const tensorflow::NodeDef &def = plan_.graph->node(node);
-  return makeError("{} uses output {} of node '{}' ({}), which produced {} "
-                   "output{}",
-                   user, index, def.name(), def.op(), outputs.size(),
-                   outputs.size() == 1 ? "" : "s");
-}
-
-Expected<std::vector<Value>>
-Lowering::dataInputs(size_t node, std::vector<NodeInput> &sources) {
-  std::vector<Value> values;
-  for (const NodeInput &input : plan_.graph->inputs(node)) {
-    if (input.control)
-      continue;
-    Expected<Value> value = tensor(input.node, input.index, "the node");
-    if (!value)
-      return nodeError(node, value.errorMessage());
-    values.push_back(*value);
-    sources.push_back(input);
-  }
-  return values;
-}
-
-void Lowering::nameOutputs(size_t node, const std::vector<Value> &outputs) {
-  const std::string &name = plan_.graph->node(node).name();
-  for (size_t i = 0; i < outputs.size(); ++i) {
-    Value value = outputs[i];
-    if (!value || named_.count(value))
-      continue; // passed through (Identity) or named by its producer
-    named_.insert(value);
-    std::string base = hloName(i == 0 ? name : fmt::format("{}:{}", name, i));
-    value->setName(module_.uniqueName(base));
-  }
-}
-
-Error Lowering::lowerNode(size_t node) {
-  if (plan_.state->byNode.count(node))
-    return Error::success(); // a config variable: its parameter
-  const tensorflow::NodeDef &def = plan_.graph->node(node);
-  std::vector<NodeInput> sources;
-  Expected<std::vector<Value>> inputs = dataInputs(node, sources);
-  if (!inputs)
-    return inputs.takeError();
-  auto weight = plan_.model.weights.find(def.name());
-  TfContext context(builder_, *plan_.state, node, std::move(*inputs),
-                    std::move(sources),
-                    weight == plan_.model.weights.end() ? nullptr : &weight->second,
-                    plan_.isTfJs());
-  TfLowering lower = findTfLowering(def.op());
-  assert(lower && "planning rejects unsupported ops");
-  builder_.setSourceNode(def.name());
-  lower(context);
-  // An unreadable attribute is the cause of whatever else went wrong.
-  if (!context.attributeError().empty()) {
-    (void)builder_.takeError(); // a consequence of it
-    return nodeError(node, context.attributeError());
-  }
-  if (Error error = builder_.takeError())
-    return nodeError(node, error.message());
-  outputs_[node] = context.takeOutputs();
-  nameOutputs(node, outputs_[node]);
   return Error::success();
 }
 
@@ -184,8 +94,8 @@ Error Lowering::checkFetch(const FetchSpec &fetch, const ir::Shape &shape) const
 Expected<std::vector<Value>> Lowering::results() {
   std::vector<Value> values;
   for (const FetchSpec &fetch : plan_.fetches) {
-    Expected<Value> value =
-        tensor(fetch.node, fetch.index, fmt::format("fetch '{}'", fetch.name));
+    Expected<Value> value = graph_.tensor(fetch.node, fetch.index,
+                                          fmt::format("fetch '{}'", fetch.name));
     if (!value)
       return makeError("{}: error: {}", plan_.model.path, value.errorMessage());
     if (Error error = checkFetch(fetch, (*value)->shape()))

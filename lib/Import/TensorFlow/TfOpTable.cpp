@@ -14,10 +14,13 @@ struct OutOfScope {
   std::string_view reason;
 };
 
+// v1 control flow is rewritten into While and SelectV2 before lowering
+// (TfFunctionalize.h); a node left over is outside any loop or cond.
 constexpr std::string_view kControlFlow =
-    "control flow is not supported yet; freeze the graph without it";
+    "a v1 control flow node outside any loop frame or cond";
 constexpr std::string_view kTensorList =
-    "TensorList ops are dynamic containers and not supported yet";
+    "kiln lowers TensorLists as static buffers for Reserve, FromTensor, "
+    "GetItem, SetItem, Stack and Length only";
 constexpr std::string_view kDataDependent =
     "its output shape depends on the input values, which an ahead-of-time "
     "compiler cannot size";
@@ -28,10 +31,6 @@ const OutOfScope kOutOfScope[] = {
     {"NextIteration", kControlFlow}, {"LoopCond", kControlFlow},
     {"RefSwitch", kControlFlow},     {"RefEnter", kControlFlow},
     {"RefMerge", kControlFlow},      {"RefExit", kControlFlow},
-    {"While", kControlFlow},         {"StatelessWhile", kControlFlow},
-    {"If", kControlFlow},            {"StatelessIf", kControlFlow},
-    {"Case", kControlFlow},          {"PartitionedCall", kControlFlow},
-    {"StatefulPartitionedCall", kControlFlow},
     {"Where", kDataDependent},       {"Unique", kDataDependent},
     {"UniqueV2", kDataDependent},    {"ListDiff", kDataDependent},
     {"SetDiff1D", kDataDependent},
@@ -43,7 +42,7 @@ constexpr std::string_view kTensorListPrefix = "TensorList";
 TfLowering findTfLowering(std::string_view op) {
   for (std::span<const TfOpRule> table :
        {tfGraphRules(), tfElementwiseRules(), tfArrayRules(), tfNnRules(),
-        tfTrainingRules()})
+        tfTrainingRules(), tfControlFlowRules(), tfTensorListRules()})
     for (const TfOpRule &rule : table)
       if (rule.op == op)
         return rule.lower;

@@ -55,6 +55,30 @@ public:
   /// (ReadVariableOp after AssignVariableOp, two AssignAdds).
   virtual Value currentValue(const std::string &variable) = 0;
 
+  // --- Functions (the graph's FunctionDef library) -----------------------
+  /// The function a `func` attribute names (While's `body`, If's
+  /// `then_branch`, PartitionedCall's `f`); nullopt after recording an
+  /// error when it is absent.
+  virtual std::optional<std::string> attrFunction(std::string_view key) = 0;
+  /// The functions of a list attribute (Case's `branches`).
+  virtual std::vector<std::string> attrFunctions(std::string_view key) = 0;
+  /// Lowers library function `function` applied to `arguments` into `into`:
+  /// the node's own builder inlines it; a callee computation's builder
+  /// makes it that computation's body (the arguments then being its
+  /// parameter's elements). Returns the function's outputs, or nullopt
+  /// after recording why on this node.
+  virtual std::optional<std::vector<Value>>
+  callFunction(const std::string &function, const std::vector<Value> &arguments,
+               GraphBuilder &into) = 0;
+
+  // --- TensorLists (TfTensorListOps.cpp) -----------------------------------
+  /// A list is a static buffer [bound, element...]. One whose element shape
+  /// is not known yet (reserved with an unknown element_shape, before the
+  /// first SetItem gives it) is a placeholder [bound] recorded here; the
+  /// loop lowering rebuilds a body whose SetItem shaped one.
+  virtual std::optional<int64_t> unshapedListBound(Value list) const = 0;
+  virtual void markUnshapedList(Value list, int64_t bound) = 0;
+
 protected:
   explicit TfNodeContext(GraphBuilder &builder) : NodeContext(builder) {}
   std::string_view notConstantHint() const override {
@@ -76,6 +100,12 @@ std::span<const TfOpRule> tfArrayRules();       // shape, slicing, gather, pad
 std::span<const TfOpRule> tfNnRules();          // conv, matmul, pool, norm, resize
 std::span<const TfOpRule> tfTrainingRules();    // variables, gradients, apply ops
 std::span<const TfOpRule> tfGraphRules();       // Placeholder, Const, Identity, NoOp
+std::span<const TfOpRule> tfControlFlowRules(); // While, If, Case, calls
+std::span<const TfOpRule> tfTensorListRules();  // TensorList* as static buffers
+
+/// A node whose op is a library function: a call of it, inlined (as
+/// PartitionedCall).
+void lowerFunctionOp(TfNodeContext &ctx);
 
 /// The lowering for `op`, or nullptr when kiln does not support it.
 TfLowering findTfLowering(std::string_view op);

@@ -1,4 +1,5 @@
 //===- TfPlan.cpp - Resolving feeds, fetches, variables; pruning; checks --===//
+#include "TensorFlow/TfFunctionalize.h"
 #include "TensorFlow/TfPlan.h"
 #include "TensorFlow/TfTensor.h"
 
@@ -125,6 +126,9 @@ private:
   Error checkShapesUsed() const;
   Error checkFrozenNames(const tensorflow::tf2xla::Config &config) const;
   bool dependsOnStep(size_t update) const;
+  void noteUnsupported(const tensorflow::NodeDef &def, const std::string &label,
+                       std::map<std::string, size_t> &unsupportedIndex);
+  void summarizeFunctions(std::map<std::string, size_t> &unsupportedIndex);
 
   TfPlan &plan_;
   ShapeOverrides shapes_;
@@ -449,20 +453,64 @@ void Planner::summarize() {
     } else if (def.op() == "Const" && def.attr().count("value")) {
       summary.weightBytes += tensorByteSize(def.attr().at("value").tensor());
     }
-    if (plan_.state->byNode.count(node) || findTfLowering(def.op()))
+    if (!plan_.state->byNode.count(node))
+      noteUnsupported(def, def.name(), unsupportedIndex);
+  }
+  plan_.graphUnsupported = summary.unsupported;
+  summarizeFunctions(unsupportedIndex);
+}
+
+void Planner::noteUnsupported(const tensorflow::NodeDef &def,
+                              const std::string &label,
+                              std::map<std::string, size_t> &unsupportedIndex) {
+  if (findTfLowering(def.op()) || plan_.library->find(def.op()))
+    return;
+  SourceSummary &summary = plan_.summary;
+  auto [it, added] =
+      unsupportedIndex.emplace(def.op(), summary.unsupported.size());
+  if (added)
+    summary.unsupported.push_back(
+        {def.op(), {}, std::string(tfUnsupportedReason(def.op()))});
+  summary.unsupported[it->second].nodes.push_back(label);
+}
+
+// The ops of the library functions the pruned graph calls (transitively)
+// count as the model's: their nodes, named "function/node", enter the
+// histogram and the unsupported list. A function whose body is malformed
+// is skipped here; lowering reports it at the node calling it.
+void Planner::summarizeFunctions(
+    std::map<std::string, size_t> &unsupportedIndex) {
+  std::vector<std::string> pending;
+  for (const auto &[node, root] : plan_.needed)
+    for (std::string &name :
+         calledFunctions(plan_.graph->node(node), *plan_.library))
+      pending.push_back(std::move(name));
+  std::set<std::string> seen;
+  while (!pending.empty()) {
+    std::string name = std::move(pending.back());
+    pending.pop_back();
+    if (!seen.insert(name).second)
       continue;
-    auto [it, added] = unsupportedIndex.emplace(def.op(), summary.unsupported.size());
-    if (added)
-      summary.unsupported.push_back(
-          {def.op(), {}, std::string(tfUnsupportedReason(def.op()))});
-    summary.unsupported[it->second].nodes.push_back(def.name());
+    Expected<const FunctionBody *> body = plan_.library->body(name);
+    if (!body) {
+      (void)body.takeError();
+      continue;
+    }
+    for (size_t node : (*body)->order) {
+      const tensorflow::NodeDef &def = (*body)->index->node(node);
+      ++plan_.summary.opHistogram[def.op()];
+      noteUnsupported(def, fmt::format("{}/{}", name, def.name()),
+                      unsupportedIndex);
+      for (std::string &called : calledFunctions(def, *plan_.library))
+        pending.push_back(std::move(called));
+    }
   }
 }
 } // namespace
 
 Error TfPlan::check() {
-  if (!summary.unsupported.empty())
-    return Error::failure(formatUnsupported(model.path, summary.unsupported));
+  if (!graphUnsupported.empty())
+    return Error::failure(formatUnsupported(model.path, graphUnsupported));
   for (const auto &[node, root] : needed) {
     const tensorflow::NodeDef &def = graph->node(node);
     if (def.op() == "Placeholder" && !state->byNode.count(node))
@@ -491,10 +539,15 @@ Expected<std::unique_ptr<TfPlan>> planImport(const std::string &path,
   if (!model)
     return model.takeError();
   plan->model = std::move(*model);
+  if (hasV1ControlFlow(plan->model.graph))
+    if (Error error = functionalizeControlFlow(plan->model.graph, path))
+      return error;
   Expected<TfGraph> graph = TfGraph::build(plan->model.graph, path);
   if (!graph)
     return graph.takeError();
   plan->graph = std::make_unique<TfGraph>(std::move(*graph));
+  plan->library = std::make_unique<FunctionLibrary>(
+      plan->model.graph.library(), path);
   plan->state.reset(new VariableState{*plan->graph, {}, {}, {}, {}});
 
   Expected<ShapeOverrides> shapes = parseShapeOverrides(options.shapes);

@@ -11,6 +11,7 @@
 #define KILN_LIB_IMPORT_TENSORFLOW_TFPLAN_H
 
 #include "TensorFlow/TfContext.h"
+#include "TensorFlow/TfFunctions.h"
 #include "TensorFlow/TfGraph.h"
 #include "TensorFlow/TfModel.h"
 
@@ -42,6 +43,7 @@ struct FetchSpec {
 struct TfPlan {
   TfModel model;
   std::unique_ptr<TfGraph> graph;
+  std::unique_ptr<FunctionLibrary> library; ///< the graph's functions
   std::unique_ptr<VariableState> state; ///< variables and fed tensors
   std::string configName; ///< the config file, or the model for defaults
   std::vector<FeedSpec> feeds;
@@ -50,6 +52,11 @@ struct TfPlan {
   std::map<size_t, std::string> needed;
   std::vector<size_t> order; ///< filled by check()
   SourceSummary summary;
+  /// The unsupported ops of the graph's own nodes: check() rejects them.
+  /// The summary also lists those in the library functions it calls,
+  /// which fail only if lowered (an If inlines only the branch a constant
+  /// predicate takes).
+  std::vector<UnsupportedOp> graphUnsupported;
   /// The unfrozen feeds as declared (dims may be unknown), for the summary.
   std::vector<DeclaredTensor> declaredFeeds;
   /// False when planned for a summary with feeds of unknown dimensions:
