@@ -5,6 +5,7 @@
 #include "kiln/Support/ResourceLimits.h"
 
 #include <algorithm>
+#include <bit>
 
 #include <set>
 
@@ -73,6 +74,15 @@ int64_t instructionFlops(const Instruction &instruction) {
   case Opcode::Fusion:
   case Opcode::Call:
     return computationFlops(*instruction.calledComputation());
+  case Opcode::Sort: // a comparator: about log2(length) calls per element
+    if (const ir::Computation *comparator = instruction.calledComputation()) {
+      const ir::Shape &keys = instruction.operand(0)->shape();
+      int64_t length = keys.dim(size_t(instruction.attrs().dimensions.at(0)));
+      int64_t rounds = std::max<int64_t>(1, std::bit_width(uint64_t(length)));
+      return saturatingMul(saturatingMul(keys.numElements(), rounds),
+                           computationFlops(*comparator));
+    }
+    return 0; // kiln's key order: comparisons, not arithmetic
   case Opcode::Map: // the callee once per element
     return saturatingMul(shape.numElements(),
                          computationFlops(*instruction.calledComputation()));

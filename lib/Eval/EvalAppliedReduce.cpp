@@ -18,14 +18,6 @@ namespace kiln::eval::detail {
 
 namespace {
 
-/// Element `linear` of `array` as a scalar literal.
-Literal scalarAt(const Literal &array, int64_t linear) {
-  size_t size = ir::byteSize(array.shape().dtype());
-  auto begin = array.bytes().begin() + std::ptrdiff_t(size_t(linear) * size);
-  return Literal(Shape::scalar(array.shape().dtype()),
-                 std::vector<uint8_t>(begin, begin + std::ptrdiff_t(size)));
-}
-
 /// Writes scalar `value` as element `linear` of `array`.
 void storeScalar(Literal &array, int64_t linear, const Literal &value) {
   size_t size = value.bytes().size();

@@ -158,6 +158,15 @@ inline void copyElement(Literal &dst, int64_t to, const Literal &src,
               src.bytes().data() + size_t(from) * size, size);
 }
 
+/// Element `linear` of `array` as a scalar literal (the argument of an
+/// applied computation).
+inline Literal scalarAt(const Literal &array, int64_t linear) {
+  size_t size = ir::byteSize(array.shape().dtype());
+  auto begin = array.bytes().begin() + std::ptrdiff_t(size_t(linear) * size);
+  return Literal(Shape::scalar(array.shape().dtype()),
+                 std::vector<uint8_t>(begin, begin + std::ptrdiff_t(size)));
+}
+
 /// Reads element `i` of an integer literal as int64 (unsigned values above
 /// INT64_MAX saturate); errors for non-integer literals.
 Expected<int64_t> loadIndex(const Literal &literal, int64_t i);
@@ -222,6 +231,13 @@ Expected<std::vector<Literal>> evalAppliedReduce(const Instruction &instruction,
                                                  const Operands &operands);
 Expected<std::vector<Literal>> evalOrdering(const Instruction &instruction,
                                             const Operands &operands);
+/// The stable order of positions 0..n-1 of one row of sort's operands
+/// (element offsets first + i * stride) under its to_apply comparator, run
+/// by the evaluator (EvalSortComparator.cpp).
+Expected<std::vector<int64_t>>
+orderRowByComparator(const ir::Computation &comparator,
+                     const Operands &operands, int64_t first, int64_t stride,
+                     int64_t n);
 
 } // namespace kiln::eval::detail
 

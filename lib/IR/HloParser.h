@@ -191,6 +191,10 @@ private:
   bool checkReduceForm(const Token &opcodeToken,
                        const std::vector<std::optional<size_t>> &seen,
                        std::span<const syntax::AttrSpec> specs);
+  /// sort orders by descending= or by a to_apply comparator, not both.
+  bool checkSortForm(const Token &opcodeToken,
+                     const std::vector<std::optional<size_t>> &seen,
+                     std::span<const syntax::AttrSpec> specs);
   bool parseSliceValue(std::vector<SliceDim> &slice);
   bool parsePaddingValue(std::vector<PadDim> &padding);
   bool parseWindowValue(std::vector<WindowDim> &window);
@@ -227,8 +231,16 @@ private:
   /// indices in one vector operand: split into one scalar per dimension.
   void splitIndexVector(Opcode opcode, BodyState &body, const Token &name,
                         std::vector<Instruction *> &operands);
-  /// Drops computations that only served as to_apply reducers.
-  void removeReducerCallees();
+  /// sort's to_apply=%comp: a comparator that is exactly a LT or GT
+  /// compare of parameters 0 and 1 (ComparatorMatch.h) becomes
+  /// descending=; any other is kept in `called` (slot 0) for the general
+  /// form, which the shape rule checks.
+  bool parseSortComparator(Attributes &attrs,
+                           const std::vector<Instruction *> &operands,
+                           std::vector<Computation *> &called);
+  /// Drops computations that only served as a to_apply replaced by an
+  /// attribute (a reducer kind, a sort order).
+  void removeReplacedCallees();
 
   // Constants (ParseLiteral.cpp).
   bool parseLiteral(const Shape &shape, size_t shapeOffset, Literal &literal);
@@ -262,8 +274,9 @@ private:
   /// parameters and the entry root are checked (interior layouts are
   /// kiln's own choice).
   std::unordered_map<const Instruction *, LayoutNote> layouts_;
-  /// Computations named by to_apply= on a reduce or reduce-window.
-  std::vector<Computation *> reducerCallees_;
+  /// Computations named by to_apply= that became an attribute (reducer=,
+  /// descending=); removed when nothing else calls them.
+  std::vector<Computation *> replacedCallees_;
 };
 
 } // namespace kiln::ir

@@ -41,7 +41,10 @@ constexpr AttrSpec kDims[] = {{Dimensions, kReq}};
 // writes the one the instruction has).
 constexpr AttrSpec kReduce[] = {
     {Dimensions, kReq}, {Reducer, kOpt}, {ToApply, kOpt}};
-constexpr AttrSpec kSort[] = {{Dimensions, kReq}, {Descending, kDef}};
+// descending= (the fixed key order) or a to_apply comparator (the parser
+// accepts at most one; the printer writes the one the instruction has).
+constexpr AttrSpec kSort[] = {
+    {Dimensions, kReq}, {Descending, kDef}, {ToApply, kOpt}};
 constexpr AttrSpec kSlice[] = {{Slice, kReq}};
 constexpr AttrSpec kDynamicSlice[] = {{DynamicSliceSizes, kReq}};
 constexpr AttrSpec kPad[] = {{Padding, kReq}};

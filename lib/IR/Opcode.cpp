@@ -133,6 +133,7 @@ int calleeCount(Opcode opcode) {
     return 2;
   case Opcode::Conditional:
   case Opcode::Reduce: // to_apply, or none with a reducer kind
+  case Opcode::Sort:   // a comparator, or none with descending=
     return -1;
   default:
     return 0;
@@ -146,7 +147,7 @@ bool callsSequentially(Opcode opcode) {
 
 bool appliesPerElement(Opcode opcode) {
   return opcode == Opcode::Reduce || opcode == Opcode::Map ||
-         opcode == Opcode::Scatter;
+         opcode == Opcode::Scatter || opcode == Opcode::Sort;
 }
 
 bool isInClasses(DType dtype, DTypeClasses classes) {

@@ -105,11 +105,13 @@ bool HloParser::parseAttributes(Opcode opcode, const Token &opcodeToken,
     advance();
     if (!expect(TokenKind::Equal, "'='"))
       return false;
+    bool sortComparator = opcode == Opcode::Sort && *key == AttrKey::ToApply;
     if (!(reducerCallee
               ? parseReducerCallee(attrs, operands,
                                    opcode == Opcode::Reduce ? &parts.called
                                                             : nullptr)
-              : parseAttrValue(*key, attrs, parts.called)))
+          : sortComparator ? parseSortComparator(attrs, operands, parts.called)
+                           : parseAttrValue(*key, attrs, parts.called)))
       return false;
   }
   // index_vector_dim is one spelling for gather and scatter; the value
@@ -126,6 +128,8 @@ bool HloParser::parseAttributes(Opcode opcode, const Token &opcodeToken,
       !checkConditionalForm(opcodeToken, seen, specs))
     return false;
   if (opcode == Opcode::Reduce && !checkReduceForm(opcodeToken, seen, specs))
+    return false;
+  if (opcode == Opcode::Sort && !checkSortForm(opcodeToken, seen, specs))
     return false;
   if (syntax::takesSingleDimension(opcode) && attrs.dimensions.size() != 1)
     return error(opcodeToken.offset,
@@ -324,6 +328,22 @@ bool HloParser::checkReduceForm(const Token &opcodeToken,
                             "'to_apply'"
                           : "'reduce' takes either 'reducer' or 'to_apply', "
                             "not both");
+}
+
+bool HloParser::checkSortForm(const Token &opcodeToken,
+                              const std::vector<std::optional<size_t>> &seen,
+                              std::span<const syntax::AttrSpec> specs) {
+  size_t given = 0;
+  for (size_t i = 0; i < specs.size(); ++i)
+    if ((specs[i].key == AttrKey::Descending ||
+         specs[i].key == AttrKey::ToApply) &&
+        seen[i])
+      ++given;
+  if (given < 2)
+    return true;
+  return error(opcodeToken.offset,
+               "'sort' takes either 'descending' or a 'to_apply' comparator, "
+               "not both");
 }
 
 bool HloParser::parseSliceValue(std::vector<SliceDim> &slice) {

@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "HloParser.h"
 
+#include "kiln/IR/ComparatorMatch.h"
 #include "kiln/IR/ReducerMatch.h"
 
 #include <algorithm>
@@ -147,7 +148,8 @@ bool HloParser::parseXlaOpAttribute(Opcode opcode, const Token &name,
             (isGather && (key == "indices_are_sorted" ||
                           key == "operand_batching_dims" ||
                           key == "start_indices_batching_dims")) ||
-            (isContraction && key == "operand_precision");
+            (isContraction && key == "operand_precision") ||
+            (opcode == Opcode::Sort && key == "is_stable");
   if (!handled)
     return true;
   advance();
@@ -165,6 +167,10 @@ bool HloParser::parseXlaOpAttribute(Opcode opcode, const Token &name,
     return skipBalanced(key); // a buffer-sharing hint; kiln assigns buffers
   if (key == "indices_are_sorted") {
     bool ignored; // a promise that helps XLA's code; kiln's gather is exact
+    return parseBool(ignored);
+  }
+  if (key == "is_stable") {
+    bool ignored; // kiln's sort is always stable, which either value allows
     return parseBool(ignored);
   }
   if (key == "operand_precision") {
@@ -260,7 +266,26 @@ bool HloParser::parseReducerCallee(Attributes &attrs,
                              operands[1]->name(),
                              operands[1]->shape().toString()));
   attrs.reducer = *match.kind;
-  reducerCallees_.push_back(callee);
+  replacedCallees_.push_back(callee);
+  return true;
+}
+
+bool HloParser::parseSortComparator(
+    Attributes &attrs, const std::vector<Instruction *> &operands,
+    std::vector<Computation *> &called) {
+  Computation *comparator = nullptr;
+  if (!parseCallee(comparator))
+    return false;
+  std::vector<Shape> shapes;
+  for (const Instruction *operand : operands)
+    shapes.push_back(operand->shape());
+  if (std::optional<bool> descending =
+          matchKeyOrderComparator(*comparator, shapes)) {
+    attrs.descending = *descending;
+    replacedCallees_.push_back(comparator);
+    return true;
+  }
+  called.assign(1, comparator);
   return true;
 }
 
@@ -289,12 +314,12 @@ void HloParser::splitIndexVector(Opcode opcode, BodyState &body,
   }
 }
 
-void HloParser::removeReducerCallees() {
-  std::sort(reducerCallees_.begin(), reducerCallees_.end());
-  reducerCallees_.erase(
-      std::unique(reducerCallees_.begin(), reducerCallees_.end()),
-      reducerCallees_.end());
-  for (Computation *callee : reducerCallees_) {
+void HloParser::removeReplacedCallees() {
+  std::sort(replacedCallees_.begin(), replacedCallees_.end());
+  replacedCallees_.erase(
+      std::unique(replacedCallees_.begin(), replacedCallees_.end()),
+      replacedCallees_.end());
+  for (Computation *callee : replacedCallees_) {
     bool stillCalled = callee == module_->entry();
     for (Computation *computation : module_->computations())
       for (Instruction *instruction : computation->instructions())

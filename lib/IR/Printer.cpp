@@ -190,6 +190,10 @@ bool isPrinted(const syntax::AttrSpec &spec, const Instruction &instruction) {
       (spec.key == AttrKey::Reducer || spec.key == AttrKey::ToApply))
     return (spec.key == AttrKey::ToApply) ==
            !instruction.calledComputations().empty();
+  if (instruction.opcode() == Opcode::Sort &&
+      (spec.key == AttrKey::Descending || spec.key == AttrKey::ToApply))
+    return (spec.key == AttrKey::ToApply) ==
+           !instruction.calledComputations().empty();
   return spec.presence != syntax::Presence::Optional ||
          !syntax::isDefaultAttr(spec.key, instruction.attrs());
 }

@@ -1,9 +1,10 @@
 //===- ShapeInferenceApplied.cpp - Shape rules of per-element callees -----===//
 //
-// reduce with to_apply and map apply a computation of scalars to elements
-// (XLA's variadic reduce: N inputs, N init values, a computation of 2N
-// scalar parameters returning N scalars; map: one scalar per operand, one
-// scalar back). The emitter inlines the callee's scalar
+// reduce with to_apply, map and sort's comparator apply a computation of
+// scalars to elements (XLA's variadic reduce: N inputs, N init values, a
+// computation of 2N scalar parameters returning N scalars; map: one scalar
+// per operand, one scalar back; sort: the lhs and rhs of each of N operands,
+// a pred back). The emitter inlines the callee's scalar
 // instructions into the caller's loop, so the callee must hold only
 // parameters, scalar constants and elementwise operations, with a tuple
 // allowed as root; everything is checked here so the evaluator and the
@@ -182,6 +183,26 @@ Expected<Shape> inferMap(const InferenceInput &in) {
   if (Error e = requireSignature(**callee, params, root, why))
     return e;
   return Shape(root.dtype(), first.dims());
+}
+
+Error checkSortComparator(const InferenceInput &in) {
+  if (in.attrs.descending)
+    return makeError("sort with a to_apply comparator takes no "
+                     "descending=true (the comparator gives the order)");
+  Expected<const Computation *> callee = requireOneCallee(in);
+  if (!callee)
+    return callee.takeError();
+  if (Error e = requireScalarComputation(**callee))
+    return e;
+  std::vector<Shape> params;
+  for (const Shape &operand : in.operands) { // lhs, then rhs, per operand
+    params.push_back(Shape::scalar(operand.dtype()));
+    params.push_back(Shape::scalar(operand.dtype()));
+  }
+  std::string why = fmt::format("a comparator of a sort of {} operand{}",
+                                in.operands.size(),
+                                in.operands.size() == 1 ? "" : "s");
+  return requireSignature(**callee, params, Shape::scalar(DType::Pred), why);
 }
 
 } // namespace kiln::ir::detail

@@ -282,8 +282,9 @@ Expected<Shape> inferConvolution(const InferenceInput &in) {
   return Shape(input.dtype(), std::move(dims));
 }
 
-/// Operand 0 holds the keys; the others are permuted alongside and may have
-/// any dtype but must have the keys' dimensions.
+/// Operands of any dtypes with the dimensions of operand 0, sorted together.
+/// Without a comparator operand 0 holds the keys and the others are
+/// permuted alongside.
 Expected<Shape> inferSort(const InferenceInput &in) {
   for (size_t i = 0; i < in.operands.size(); ++i)
     if (Error e = requireArray(in, i))
@@ -299,6 +300,9 @@ Expected<Shape> inferSort(const InferenceInput &in) {
                        "have {}",
                        i, formatDims(in.operands[i].dims()),
                        formatDims(keys.dims()));
+  if (!in.called.empty())
+    if (Error e = checkSortComparator(in))
+      return e;
   if (in.operands.size() == 1)
     return keys;
   return Shape::tuple(in.operands);

@@ -38,6 +38,9 @@ Expected<Shape> inferCall(const InferenceInput &in);
 /// reduce with a to_apply computation (ShapeInferenceApplied.cpp).
 Expected<Shape> inferAppliedReduce(const InferenceInput &in);
 Expected<Shape> inferMap(const InferenceInput &in);
+/// sort's to_apply comparator: 2N scalar parameters (lhs then rhs of each
+/// operand, of its dtype), a pred[] root.
+Error checkSortComparator(const InferenceInput &in);
 
 /// opcodeName, or "unknown" for a value outside Opcodes.def (a corrupted
 /// instruction must still produce a message, not an out-of-bounds read).

@@ -90,7 +90,8 @@ Error checkCallees(const Computation &computation,
     return callees.empty()
                ? Error::success()
                : makeError("{}only fusion, while, conditional, call, "
-                           "reduce, map and scatter may call a computation",
+                           "reduce, map, scatter and sort may call a "
+                           "computation",
                            where(computation, instruction));
   const Module *module = computation.parent();
   std::vector<Computation *> all;
