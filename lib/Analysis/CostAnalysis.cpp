@@ -69,7 +69,12 @@ int64_t instructionFlops(const Instruction &instruction) {
     int64_t taps = 1;
     for (const ir::WindowDim &dim : instruction.attrs().window)
       taps = saturatingMul(taps, dim.size);
-    return saturatingMul(shape.numElements(), taps);
+    const ir::Shape &out =
+        shape.isTuple() ? shape.tupleElements().front() : shape;
+    int64_t perTap = 1; // a reducer kind: one operation
+    if (const ir::Computation *callee = instruction.calledComputation())
+      perTap = computationFlops(*callee);
+    return saturatingMul(saturatingMul(out.numElements(), taps), perTap);
   }
   case Opcode::Fusion:
   case Opcode::Call:

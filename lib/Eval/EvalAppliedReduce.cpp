@@ -16,17 +16,6 @@
 
 namespace kiln::eval::detail {
 
-namespace {
-
-/// Writes scalar `value` as element `linear` of `array`.
-void storeScalar(Literal &array, int64_t linear, const Literal &value) {
-  size_t size = value.bytes().size();
-  std::copy(value.bytes().begin(), value.bytes().end(),
-            array.bytes().begin() + std::ptrdiff_t(size_t(linear) * size));
-}
-
-} // namespace
-
 Expected<std::vector<Literal>> evalAppliedReduce(const Instruction &inst,
                                   const Operands &ops) {
   const ir::Computation &callee = *inst.calledComputations().at(0);

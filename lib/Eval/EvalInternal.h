@@ -167,6 +167,13 @@ inline Literal scalarAt(const Literal &array, int64_t linear) {
                  std::vector<uint8_t>(begin, begin + std::ptrdiff_t(size)));
 }
 
+/// Writes scalar `value` as element `linear` of `array` (same dtype).
+inline void storeScalar(Literal &array, int64_t linear, const Literal &value) {
+  size_t size = value.bytes().size();
+  std::memcpy(array.bytes().data() + size_t(linear) * size,
+              value.bytes().data(), size);
+}
+
 /// Reads element `i` of an integer literal as int64 (unsigned values above
 /// INT64_MAX saturate); errors for non-integer literals.
 Expected<int64_t> loadIndex(const Literal &literal, int64_t i);
@@ -229,6 +236,11 @@ Expected<Literal> evalMap(const Instruction &instruction,
 /// reduce with to_apply: one literal per input (EvalAppliedReduce.cpp).
 Expected<std::vector<Literal>> evalAppliedReduce(const Instruction &instruction,
                                                  const Operands &operands);
+/// reduce-window with to_apply: one literal per input
+/// (EvalAppliedReduceWindow.cpp).
+Expected<std::vector<Literal>>
+evalAppliedReduceWindow(const Instruction &instruction,
+                        const Operands &operands);
 Expected<std::vector<Literal>> evalOrdering(const Instruction &instruction,
                                             const Operands &operands);
 /// The stable order of positions 0..n-1 of one row of sort's operands

@@ -188,7 +188,7 @@ private:
   bool checkConditionalForm(const Token &opcodeToken,
                             const std::vector<std::optional<size_t>> &seen,
                             std::span<const syntax::AttrSpec> specs);
-  bool checkReduceForm(const Token &opcodeToken,
+  bool checkReduceForm(Opcode opcode, const Token &opcodeToken,
                        const std::vector<std::optional<size_t>> &seen,
                        std::span<const syntax::AttrSpec> specs);
   /// sort orders by descending= or by a to_apply comparator, not both.
@@ -221,12 +221,12 @@ private:
                            bool &handled);
   bool parseCompareType(const std::vector<Instruction *> &operands);
   /// to_apply= on reduce and reduce-window: a binary reducer kiln knows
-  /// (ReducerMatch.h) becomes the reducer kind of a one-input reduce or a
-  /// reduce-window. Otherwise, when `general` is given (reduce), the callee
-  /// is kept there (slot 0) for the general form; reduce-window fails.
+  /// (ReducerMatch.h) becomes the reducer kind of a one-input reduce or
+  /// reduce-window. Otherwise the callee is kept in `general` (slot 0) for
+  /// the general form, which the shape rule checks.
   bool parseReducerCallee(Attributes &attrs,
                           const std::vector<Instruction *> &operands,
-                          std::vector<Computation *> *general);
+                          std::vector<Computation *> &general);
   /// XLA's old dynamic-slice / dynamic-update-slice form with the start
   /// indices in one vector operand: split into one scalar per dimension.
   void splitIndexVector(Opcode opcode, BodyState &body, const Token &name,

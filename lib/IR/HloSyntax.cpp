@@ -48,7 +48,9 @@ constexpr AttrSpec kSort[] = {
 constexpr AttrSpec kSlice[] = {{Slice, kReq}};
 constexpr AttrSpec kDynamicSlice[] = {{DynamicSliceSizes, kReq}};
 constexpr AttrSpec kPad[] = {{Padding, kReq}};
-constexpr AttrSpec kReduceWindow[] = {{Window, kReq}, {Reducer, kReq}};
+// Like reduce: a reducer kind or a to_apply computation.
+constexpr AttrSpec kReduceWindow[] = {
+    {Window, kReq}, {Reducer, kOpt}, {ToApply, kOpt}};
 constexpr AttrSpec kConvolution[] = {{Window, kReq},
                                      {DimLabels, kReq},
                                      {FeatureGroupCount, kOpt},

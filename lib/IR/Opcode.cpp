@@ -133,7 +133,8 @@ int calleeCount(Opcode opcode) {
     return 2;
   case Opcode::Conditional:
   case Opcode::Reduce: // to_apply, or none with a reducer kind
-  case Opcode::Sort:   // a comparator, or none with descending=
+  case Opcode::ReduceWindow:
+  case Opcode::Sort: // a comparator, or none with descending=
     return -1;
   default:
     return 0;
@@ -146,8 +147,9 @@ bool callsSequentially(Opcode opcode) {
 }
 
 bool appliesPerElement(Opcode opcode) {
-  return opcode == Opcode::Reduce || opcode == Opcode::Map ||
-         opcode == Opcode::Scatter || opcode == Opcode::Sort;
+  return opcode == Opcode::Reduce || opcode == Opcode::ReduceWindow ||
+         opcode == Opcode::Map || opcode == Opcode::Scatter ||
+         opcode == Opcode::Sort;
 }
 
 bool isInClasses(DType dtype, DTypeClasses classes) {

@@ -235,25 +235,17 @@ bool HloParser::parseCompareType(const std::vector<Instruction *> &operands) {
 
 bool HloParser::parseReducerCallee(Attributes &attrs,
                                    const std::vector<Instruction *> &operands,
-                                   std::vector<Computation *> *general) {
+                                   std::vector<Computation *> &general) {
   size_t offset = tok_.offset;
   Computation *callee = nullptr;
   if (!parseCallee(callee))
     return false;
   ReducerMatch match = matchBinaryReducer(*callee);
-  if (general && (operands.size() != 2 || !match.kind)) {
+  if (operands.size() != 2 || !match.kind) {
     // Variadic or not one binary operation: the shape rule checks it.
-    general->assign(1, callee);
+    general.assign(1, callee);
     return true;
   }
-  if (!match.kind)
-    return error(offset,
-                 fmt::format("to_apply computation '{}' is not a reducer kiln "
-                             "can represent: {} (kiln's reduce-window "
-                             "combines with add, multiply, "
-                             "maximum, minimum, and or or of the two "
-                             "parameters)",
-                             callee->name(), match.mismatch));
   // The init value (operand 1 of reduce and reduce-window) has the type
   // the reducer combines.
   DType combined = callee->parameters().front()->shape().dtype();

@@ -186,7 +186,8 @@ bool isPrinted(const syntax::AttrSpec &spec, const Instruction &instruction) {
                        instruction.operand(0)->shape() == Shape(DType::Pred, {});
     return (spec.key == AttrKey::BranchComputations) != byPredicate;
   }
-  if (instruction.opcode() == Opcode::Reduce &&
+  if ((instruction.opcode() == Opcode::Reduce ||
+       instruction.opcode() == Opcode::ReduceWindow) &&
       (spec.key == AttrKey::Reducer || spec.key == AttrKey::ToApply))
     return (spec.key == AttrKey::ToApply) ==
            !instruction.calledComputations().empty();

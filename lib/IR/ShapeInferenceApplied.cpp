@@ -100,26 +100,30 @@ std::vector<int64_t> keptDims(const std::vector<int64_t> &dims,
   return kept;
 }
 
-} // namespace
-
-Expected<Shape> inferAppliedReduce(const InferenceInput &in) {
+/// The N accumulators (scalars of the input dtypes) of a variadic reduce
+/// or reduce-window: N inputs of equal dimensions, N scalar init values of
+/// their dtypes, and a to_apply of 2N scalars (accumulators, then
+/// elements) returning the N accumulators.
+Expected<std::vector<Shape>> checkVariadicCombiner(const InferenceInput &in) {
+  std::string_view op = opcodeName(in.opcode);
   size_t count = in.operands.size();
   if (count % 2 != 0)
-    return makeError("reduce with to_apply takes N inputs then N init values "
+    return makeError("{} with to_apply takes N inputs then N init values "
                      "but has {} operands (an odd count)",
-                     count);
+                     op, count);
   size_t n = count / 2;
   for (size_t i = 0; i < count; ++i)
     if (Error e = requireArray(in, i))
       return e;
   const Shape &first = in.operands[0];
-  std::vector<Shape> accumulators, results;
+  std::vector<Shape> accumulators;
   for (size_t i = 0; i < n; ++i) {
     const Shape &input = in.operands[i];
     if (input.dims() != first.dims())
       return makeError("input {} has dimensions {} but input 0 has {} (the "
-                       "inputs of a reduce must have equal dimensions)",
-                       i, formatDims(input.dims()), formatDims(first.dims()));
+                       "inputs of a {} must have equal dimensions)",
+                       i, formatDims(input.dims()), formatDims(first.dims()),
+                       op);
     if (Error e = requireScalar(in, n + i, "init value"))
       return e;
     if (in.operands[n + i].dtype() != input.dtype())
@@ -128,9 +132,6 @@ Expected<Shape> inferAppliedReduce(const InferenceInput &in) {
                        input.toString());
     accumulators.push_back(Shape::scalar(input.dtype()));
   }
-  if (Error e = requireUniqueDims(in.attrs.dimensions, first.rank(),
-                                  "reduce dimension"))
-    return e;
   Expected<const Computation *> callee = requireOneCallee(in);
   if (!callee)
     return callee.takeError();
@@ -139,13 +140,45 @@ Expected<Shape> inferAppliedReduce(const InferenceInput &in) {
   std::vector<Shape> params = accumulators;
   params.insert(params.end(), accumulators.begin(), accumulators.end());
   Shape combined = n == 1 ? accumulators[0] : Shape::tuple(accumulators);
-  std::string why = fmt::format("a reduce of {} input{}", n, n == 1 ? "" : "s");
+  std::string why =
+      fmt::format("a {} of {} input{}", op, n, n == 1 ? "" : "s");
   if (Error e = requireSignature(**callee, params, combined, why))
     return e;
-  std::vector<int64_t> kept = keptDims(first.dims(), in.attrs.dimensions);
-  for (size_t i = 0; i < n; ++i)
-    results.push_back(Shape(in.operands[i].dtype(), kept));
-  return n == 1 ? results[0] : Shape::tuple(std::move(results));
+  return accumulators;
+}
+
+/// One array of `dims` per accumulator dtype: a tuple, or the one array.
+Shape variadicResult(const std::vector<Shape> &accumulators,
+                     const std::vector<int64_t> &dims) {
+  std::vector<Shape> results;
+  for (const Shape &accumulator : accumulators)
+    results.push_back(Shape(accumulator.dtype(), dims));
+  return results.size() == 1 ? results[0] : Shape::tuple(std::move(results));
+}
+
+} // namespace
+
+Expected<Shape> inferAppliedReduce(const InferenceInput &in) {
+  Expected<std::vector<Shape>> accumulators = checkVariadicCombiner(in);
+  if (!accumulators)
+    return accumulators.takeError();
+  const Shape &first = in.operands[0];
+  if (Error e = requireUniqueDims(in.attrs.dimensions, first.rank(),
+                                  "reduce dimension"))
+    return e;
+  return variadicResult(*accumulators,
+                        keptDims(first.dims(), in.attrs.dimensions));
+}
+
+Expected<Shape> inferAppliedReduceWindow(const InferenceInput &in) {
+  Expected<std::vector<Shape>> accumulators = checkVariadicCombiner(in);
+  if (!accumulators)
+    return accumulators.takeError();
+  Expected<std::vector<int64_t>> dims =
+      windowedDims(in.operands[0], in.attrs.window);
+  if (!dims)
+    return dims.takeError();
+  return variadicResult(*accumulators, *dims);
 }
 
 Expected<Shape> inferMap(const InferenceInput &in) {

@@ -193,8 +193,9 @@ TEST_CASE("verifier checks structure", "[verifier]") {
     t.main->setRoot(n);
     CHECK_THAT(t.verify(),
                Catch::Contains("instruction 'n' (negate): only fusion, while, "
-                               "conditional, call, reduce, map, scatter and "
-                               "sort may call a computation"));
+                               "conditional, call, reduce, reduce-window, "
+                               "map, scatter and sort may call a "
+                               "computation"));
   }
 }
 
