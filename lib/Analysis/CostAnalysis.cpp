@@ -88,6 +88,16 @@ int64_t instructionFlops(const Instruction &instruction) {
                            computationFlops(*comparator));
     }
     return 0; // kiln's key order: comparisons, not arithmetic
+  case Opcode::SelectAndScatter: { // select per tap, scatter per window
+    int64_t taps = 1;
+    for (const ir::WindowDim &dim : instruction.attrs().window)
+      taps = saturatingMul(taps, dim.size);
+    const auto &callees = instruction.calledComputations();
+    return saturatingMul(
+        instruction.operand(1)->shape().numElements(),
+        saturatingAdd(saturatingMul(taps, computationFlops(*callees[0])),
+                      computationFlops(*callees[1])));
+  }
   case Opcode::Map: // the callee once per element
     return saturatingMul(shape.numElements(),
                          computationFlops(*instruction.calledComputation()));

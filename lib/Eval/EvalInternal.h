@@ -243,6 +243,10 @@ evalAppliedReduceWindow(const Instruction &instruction,
                         const Operands &operands);
 Expected<std::vector<Literal>> evalOrdering(const Instruction &instruction,
                                             const Operands &operands);
+/// select-and-scatter, both computations run by the evaluator
+/// (EvalSelectAndScatter.cpp).
+Expected<Literal> evalSelectAndScatter(const Instruction &instruction,
+                                       const Operands &operands);
 /// The stable order of positions 0..n-1 of one row of sort's operands
 /// (element offsets first + i * stride) under its to_apply comparator, run
 /// by the evaluator (EvalSortComparator.cpp).

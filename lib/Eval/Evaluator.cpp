@@ -240,6 +240,12 @@ Expected<Value> evalOne(const Instruction &inst,
   }
   if (inst.opcode() == Opcode::Scatter)
     return evalScatterValue(inst, arrays);
+  if (inst.opcode() == Opcode::SelectAndScatter) {
+    Expected<Literal> scattered = evalSelectAndScatter(inst, arrays);
+    if (!scattered)
+      return scattered.takeError();
+    return Value::ofArray(std::move(*scattered));
+  }
   Expected<Literal> result = evaluateInstruction(inst, arrays);
   if (!result)
     return result.takeError();

@@ -130,6 +130,7 @@ int calleeCount(Opcode opcode) {
   case Opcode::Scatter: // the combiner
     return 1;
   case Opcode::While:
+  case Opcode::SelectAndScatter: // select, then scatter
     return 2;
   case Opcode::Conditional:
   case Opcode::Reduce: // to_apply, or none with a reducer kind
@@ -149,7 +150,7 @@ bool callsSequentially(Opcode opcode) {
 bool appliesPerElement(Opcode opcode) {
   return opcode == Opcode::Reduce || opcode == Opcode::ReduceWindow ||
          opcode == Opcode::Map || opcode == Opcode::Scatter ||
-         opcode == Opcode::Sort;
+         opcode == Opcode::Sort || opcode == Opcode::SelectAndScatter;
 }
 
 bool isInClasses(DType dtype, DTypeClasses classes) {

@@ -185,6 +185,8 @@ bool HloParser::parseAttrValue(AttrKey key, Attributes &a,
   case AttrKey::TrueComputation:
   case AttrKey::FalseComputation:
   case AttrKey::BranchComputations:
+  case AttrKey::Select:
+  case AttrKey::Scatter:
     break; // callees, above
   case AttrKey::ExponentBits: return parseInt("bit count", a.exponentBits);
   case AttrKey::MantissaBits: return parseInt("bit count", a.mantissaBits);

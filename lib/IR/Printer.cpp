@@ -235,6 +235,8 @@ std::string formatAttr(AttrKey key, const Instruction &instruction) {
   case AttrKey::ToApply:
   case AttrKey::TrueComputation:
   case AttrKey::FalseComputation:
+  case AttrKey::Select:
+  case AttrKey::Scatter:
     return calleeName(instruction, syntax::calleeSlot(key));
   case AttrKey::BranchComputations: {
     std::vector<std::string> names;

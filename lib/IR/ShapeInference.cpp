@@ -378,6 +378,8 @@ Rule ruleFor(Opcode opcode) {
     return inferTopK;
   case Opcode::Scatter:
     return inferScatter;
+  case Opcode::SelectAndScatter:
+    return inferSelectAndScatter;
   case Opcode::Tuple:
     return inferTuple;
   case Opcode::GetTupleElement:

@@ -41,7 +41,9 @@ Expected<const Computation *> requireOneCallee(const InferenceInput &in) {
 
 /// The instructions an emitter can inline per element: scalar parameters,
 /// constants and elementwise operations, a tuple of scalars only as root.
-Error requireScalarComputation(const Computation &callee) {
+/// `role` names the callee in messages (to_apply, select, scatter).
+Error requireScalarComputation(const Computation &callee,
+                               std::string_view role = "to_apply") {
   for (const Instruction *inst : callee.instructions()) {
     const Shape &shape = inst->shape();
     Opcode opcode = inst->opcode();
@@ -49,14 +51,13 @@ Error requireScalarComputation(const Computation &callee) {
     bool allowed = rootTuple || opcode == Opcode::Parameter ||
                    opcode == Opcode::Constant || isElementwise(opcode);
     if (!allowed)
-      return makeError("to_apply computation '{}' may hold only parameters, "
+      return makeError("{} computation '{}' may hold only parameters, "
                        "constants and elementwise operations on scalars "
                        "(a tuple as root), but '{}' is {}",
-                       callee.name(), inst->name(), opcodeName(opcode));
+                       role, callee.name(), inst->name(), opcodeName(opcode));
     if (!rootTuple && (shape.isTuple() || shape.rank() != 0))
-      return makeError("to_apply computation '{}' works on scalars, but '{}' "
-                       "is {}",
-                       callee.name(), inst->name(), shape.toString());
+      return makeError("{} computation '{}' works on scalars, but '{}' is {}",
+                       role, callee.name(), inst->name(), shape.toString());
   }
   return Error::success();
 }
@@ -65,26 +66,27 @@ Error requireScalarComputation(const Computation &callee) {
 /// `result`.
 Error requireSignature(const Computation &callee,
                        const std::vector<Shape> &params, const Shape &result,
-                       std::string_view why) {
+                       std::string_view why,
+                       std::string_view role = "to_apply") {
   size_t count = callee.parameters().size();
   if (count != params.size())
-    return makeError("to_apply computation '{}' has {} parameter{} but {} "
-                     "needs {} ({})",
-                     callee.name(), count, count == 1 ? "" : "s", why,
+    return makeError("{} computation '{}' has {} parameter{} but {} needs {} "
+                     "({})",
+                     role, callee.name(), count, count == 1 ? "" : "s", why,
                      params.size(), formatShapes(params));
   for (size_t i = 0; i < params.size(); ++i) {
     const Instruction *param = callee.parameter(int64_t(i));
     if (!param)
-      return makeError("to_apply computation '{}' has no parameter {}",
+      return makeError("{} computation '{}' has no parameter {}", role,
                        callee.name(), i);
     if (param->shape() != params[i])
-      return makeError("parameter {} of to_apply computation '{}' is {} but "
-                       "{} needs {} ({})",
-                       i, callee.name(), param->shape().toString(), why,
+      return makeError("parameter {} of {} computation '{}' is {} but {} "
+                       "needs {} ({})",
+                       i, role, callee.name(), param->shape().toString(), why,
                        params[i].toString(), formatShapes(params));
   }
   if (callee.root()->shape() != result)
-    return makeError("to_apply computation '{}' returns {} but {} needs {}",
+    return makeError("{} computation '{}' returns {} but {} needs {}", role,
                      callee.name(), callee.root()->shape().toString(), why,
                      result.toString());
   return Error::success();
@@ -236,6 +238,70 @@ Error checkSortComparator(const InferenceInput &in) {
                                 in.operands.size(),
                                 in.operands.size() == 1 ? "" : "s");
   return requireSignature(**callee, params, Shape::scalar(DType::Pred), why);
+}
+
+namespace {
+
+/// select-and-scatter's window has no dilation (XLA's takes none).
+Error requireUndilatedWindow(const std::vector<WindowDim> &window) {
+  for (size_t i = 0; i < window.size(); ++i)
+    if (window[i].baseDilation != 1 || window[i].windowDilation != 1)
+      return makeError("window dimension {} has dilation (lhs_dilate {}, "
+                       "rhs_dilate {}) but select-and-scatter's window takes "
+                       "none",
+                       i, window[i].baseDilation, window[i].windowDilation);
+  return Error::success();
+}
+
+/// One of select-and-scatter's callees: scalars only, (T, T) -> `result`.
+Error requireWindowCallee(const Computation *callee, std::string_view role,
+                          DType type, const Shape &result) {
+  if (!callee || !callee->root())
+    return makeError("select-and-scatter has no {} computation", role);
+  if (Error e = requireScalarComputation(*callee, role))
+    return e;
+  Shape scalar = Shape::scalar(type);
+  return requireSignature(*callee, {scalar, scalar}, result,
+                          fmt::format("{} of select-and-scatter", role), role);
+}
+
+} // namespace
+
+Expected<Shape> inferSelectAndScatter(const InferenceInput &in) {
+  for (size_t i = 0; i < in.operands.size(); ++i)
+    if (Error e = requireArray(in, i))
+      return e;
+  const Shape &operand = in.operands[0], &source = in.operands[1];
+  if (Error e = requireScalar(in, 2, "init value"))
+    return e;
+  if (in.operands[2].dtype() != operand.dtype())
+    return makeError("init value is {} but the operand is {} (expected a "
+                     "scalar of its dtype)",
+                     in.operands[2].toString(), operand.toString());
+  if (source.dtype() != operand.dtype())
+    return makeError("source is {} but the operand is {} (the source "
+                     "scatters values of the operand's dtype)",
+                     source.toString(), operand.toString());
+  if (Error e = requireUndilatedWindow(in.attrs.window))
+    return e;
+  Expected<std::vector<int64_t>> dims = windowedDims(operand, in.attrs.window);
+  if (!dims)
+    return dims.takeError();
+  if (source.dims() != *dims)
+    return makeError("source has dimensions {} but the window over the "
+                     "operand gives {}",
+                     formatDims(source.dims()), formatDims(*dims));
+  if (in.called.size() != 2)
+    return makeError("select-and-scatter calls {} computations but needs "
+                     "two (select, scatter)",
+                     in.called.size());
+  if (Error e = requireWindowCallee(in.called[0], "select", operand.dtype(),
+                                    Shape::scalar(DType::Pred)))
+    return e;
+  if (Error e = requireWindowCallee(in.called[1], "scatter", operand.dtype(),
+                                    Shape::scalar(operand.dtype())))
+    return e;
+  return operand;
 }
 
 } // namespace kiln::ir::detail

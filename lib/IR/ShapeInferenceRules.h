@@ -38,6 +38,9 @@ Expected<Shape> inferCall(const InferenceInput &in);
 /// reduce with a to_apply computation (ShapeInferenceApplied.cpp).
 Expected<Shape> inferAppliedReduce(const InferenceInput &in);
 Expected<Shape> inferAppliedReduceWindow(const InferenceInput &in);
+/// select-and-scatter: operand, source of the window's output dimensions,
+/// init; select (T, T) -> pred[], scatter (T, T) -> T.
+Expected<Shape> inferSelectAndScatter(const InferenceInput &in);
 Expected<Shape> inferMap(const InferenceInput &in);
 /// sort's to_apply comparator: 2N scalar parameters (lhs then rhs of each
 /// operand, of its dtype), a pred[] root.

@@ -91,8 +91,8 @@ Error checkCallees(const Computation &computation,
     return callees.empty()
                ? Error::success()
                : makeError("{}only fusion, while, conditional, call, "
-                           "reduce, reduce-window, map, scatter and sort "
-                           "may call a computation",
+                           "reduce, reduce-window, map, scatter, sort and "
+                           "select-and-scatter may call a computation",
                            where(computation, instruction));
   const Module *module = computation.parent();
   std::vector<Computation *> all;

@@ -194,8 +194,8 @@ TEST_CASE("verifier checks structure", "[verifier]") {
     CHECK_THAT(t.verify(),
                Catch::Contains("instruction 'n' (negate): only fusion, while, "
                                "conditional, call, reduce, reduce-window, "
-                               "map, scatter and sort may call a "
-                               "computation"));
+                               "map, scatter, sort and select-and-scatter "
+                               "may call a computation"));
   }
 }
 
