@@ -9,7 +9,7 @@
 // across threads, like reduce with to_apply.
 //
 //===----------------------------------------------------------------------===//
-#include "AppliedComputation.h"
+#include "AppliedAccumulators.h"
 #include "ComputeHelpers.h"
 #include "Emitters.h"
 
@@ -19,74 +19,43 @@ using llvm::Value;
 
 Error emitAppliedReduceWindow(EmitterContext &ctx,
                               const ir::Instruction &reduceWindow) {
-  const ir::Computation &callee = *reduceWindow.calledComputation();
-  size_t n = reduceWindow.operandCount() / 2;
   const ir::Shape &in = reduceWindow.operand(0)->shape();
   std::vector<int64_t> windowSizes;
   for (const ir::WindowDim &w : reduceWindow.attrs().window)
     windowSizes.push_back(w.size);
-  std::vector<BufferRef> outs;
-  std::vector<llvm::AllocaInst *> accs;
-  for (size_t i = 0; i < n; ++i) {
-    outs.push_back(ctx.outputBuffer(reduceWindow, n == 1 ? -1 : int64_t(i)));
-    ir::DType dtype = reduceWindow.operand(i)->shape().dtype();
-    accs.push_back(entryAlloca(ctx, ctx.computeType(dtype), "acc"));
-  }
-  std::vector<int64_t> outDims = outs[0].dims;
   // An empty operand has nothing to read: every tap is padding.
   bool empty = in.numElements() == 0;
   llvm::IRBuilder<> &b = ctx.builder();
-  auto loadAll = [&] {
-    std::vector<Value *> values;
-    for (llvm::AllocaInst *acc : accs)
-      values.push_back(b.CreateLoad(acc->getAllocatedType(), acc));
-    return values;
-  };
-  return ctx.emitLoopNest(outDims, [&](llvm::ArrayRef<Value *> outIndex)
-                                       -> Error {
-    std::vector<Value *> inits;
-    for (size_t i = 0; i < n; ++i) {
-      Expected<Value *> init = ctx.operandElement(reduceWindow, n + i, {});
-      if (!init)
-        return init.takeError();
-      inits.push_back(*init);
-      b.CreateStore(*init, accs[i]);
-    }
-    Error taps = ctx.emitLoopNest(
-        windowSizes,
-        [&](llvm::ArrayRef<Value *> winIndex) -> Error {
-          std::vector<Value *> args = loadAll();
-          WindowTap tap;
-          if (!empty)
-            tap = windowTap(ctx, reduceWindow, outIndex, winIndex);
-          for (size_t i = 0; i < n; ++i) {
-            if (empty) {
-              args.push_back(inits[i]);
-              continue;
-            }
-            Expected<Value *> element =
-                ctx.operandElement(reduceWindow, i, tap.index);
-            if (!element)
-              return element.takeError();
-            args.push_back(b.CreateSelect(tap.valid, *element, inits[i]));
-          }
-          Expected<std::vector<Value *>> next =
-              emitAppliedComputation(ctx, callee, args);
-          if (!next)
-            return next.takeError();
-          for (size_t i = 0; i < n; ++i)
-            b.CreateStore((*next)[i], accs[i]);
-          return Error::success();
-        },
-        "w");
-    if (taps)
-      return taps;
-    std::vector<Value *> results = loadAll();
-    for (size_t i = 0; i < n; ++i)
-      ctx.storeElement(outs[i], linearOrZero(ctx, outIndex, outDims),
-                       results[i]);
-    return Error::success();
-  });
+  AppliedAccumulators accumulators(ctx, reduceWindow);
+  return ctx.emitLoopNest(
+      accumulators.outDims(),
+      [&](llvm::ArrayRef<Value *> outIndex) -> Error {
+        Expected<std::vector<Value *>> inits = accumulators.start();
+        if (!inits)
+          return inits.takeError();
+        Error taps = ctx.emitLoopNest(
+            windowSizes,
+            [&](llvm::ArrayRef<Value *> winIndex) -> Error {
+              if (empty)
+                return accumulators.fold(*inits);
+              WindowTap tap = windowTap(ctx, reduceWindow, outIndex, winIndex);
+              std::vector<Value *> elements;
+              for (size_t i = 0; i < accumulators.count(); ++i) {
+                Expected<Value *> element =
+                    ctx.operandElement(reduceWindow, i, tap.index);
+                if (!element)
+                  return element.takeError();
+                elements.push_back(
+                    b.CreateSelect(tap.valid, *element, (*inits)[i]));
+              }
+              return accumulators.fold(elements);
+            },
+            "w");
+        if (taps)
+          return taps;
+        accumulators.finish(outIndex);
+        return Error::success();
+      });
 }
 
 } // namespace kiln::codegen

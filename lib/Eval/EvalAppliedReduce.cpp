@@ -16,6 +16,25 @@
 
 namespace kiln::eval::detail {
 
+std::vector<Literal> initialAccumulators(const Operands &ops) {
+  std::vector<Literal> acc;
+  for (size_t i = ops.size() / 2; i < ops.size(); ++i)
+    acc.push_back(*ops[i]);
+  return acc;
+}
+
+Error foldApplied(const ir::Computation &callee, std::vector<Literal> &acc,
+                  std::vector<Literal> elements) {
+  std::vector<Literal> args = acc;
+  for (Literal &element : elements)
+    args.push_back(std::move(element));
+  Expected<std::vector<Literal>> next = evaluateComputation(callee, args);
+  if (!next)
+    return next.takeError();
+  acc = std::move(*next);
+  return Error::success();
+}
+
 Expected<std::vector<Literal>> evalAppliedReduce(const Instruction &inst,
                                   const Operands &ops) {
   const ir::Computation &callee = *inst.calledComputations().at(0);
@@ -45,24 +64,17 @@ Expected<std::vector<Literal>> evalAppliedReduce(const Instruction &inst,
       return;
     for (size_t k = 0; k < keptAxes.size(); ++k)
       full[size_t(keptAxes[k])] = kept[k];
-    std::vector<Literal> acc;
-    for (size_t i = 0; i < n; ++i)
-      acc.push_back(*ops[n + i]);
+    std::vector<Literal> acc = initialAccumulators(ops);
     forEachIndex(reducedDims, [&](const std::vector<int64_t> &reduced) {
       if (status)
         return;
       for (size_t k = 0; k < reducedAxes.size(); ++k)
         full[size_t(reducedAxes[k])] = reduced[k];
       int64_t at = linearIndex(full, dims);
-      std::vector<Literal> args = acc;
+      std::vector<Literal> elements;
       for (size_t i = 0; i < n; ++i)
-        args.push_back(scalarAt(*ops[i], at));
-      Expected<std::vector<Literal>> next = evaluateComputation(callee, args);
-      if (!next) {
-        status = next.takeError();
-        return;
-      }
-      acc = std::move(*next);
+        elements.push_back(scalarAt(*ops[i], at));
+      status = foldApplied(callee, acc, std::move(elements));
     });
     if (!status)
       for (size_t i = 0; i < n; ++i)

@@ -10,7 +10,6 @@
 //===----------------------------------------------------------------------===//
 #include "EvalInternal.h"
 
-#include "kiln/Eval/Evaluator.h"
 #include "kiln/IR/Computation.h"
 
 namespace kiln::eval::detail {
@@ -37,9 +36,7 @@ evalAppliedReduceWindow(const Instruction &inst, const Operands &ops) {
   forEachIndex(results[0].shape().dims(), [&](const std::vector<int64_t> &at) {
     if (status)
       return;
-    std::vector<Literal> acc;
-    for (size_t i = 0; i < n; ++i)
-      acc.push_back(*ops[n + i]);
+    std::vector<Literal> acc = initialAccumulators(ops);
     forEachIndex(windowSizes, [&](const std::vector<int64_t> &tap) {
       if (status)
         return;
@@ -48,16 +45,11 @@ evalAppliedReduceWindow(const Instruction &inst, const Operands &ops) {
         from[d] = windowSource(at[d], tap[d], dims[d], window[d]);
         inside = inside && from[d] >= 0;
       }
-      std::vector<Literal> args = acc;
+      std::vector<Literal> elements;
       for (size_t i = 0; i < n; ++i)
-        args.push_back(inside ? scalarAt(*ops[i], linearIndex(from, dims))
-                              : *ops[n + i]);
-      Expected<std::vector<Literal>> next = evaluateComputation(callee, args);
-      if (!next) {
-        status = next.takeError();
-        return;
-      }
-      acc = std::move(*next);
+        elements.push_back(inside ? scalarAt(*ops[i], linearIndex(from, dims))
+                                  : *ops[n + i]);
+      status = foldApplied(callee, acc, std::move(elements));
     });
     if (!status)
       for (size_t i = 0; i < n; ++i)

@@ -236,6 +236,12 @@ Expected<Literal> evalMap(const Instruction &instruction,
 /// reduce with to_apply: one literal per input (EvalAppliedReduce.cpp).
 Expected<std::vector<Literal>> evalAppliedReduce(const Instruction &instruction,
                                                  const Operands &operands);
+/// The init values (operands N..2N-1) of a variadic reduction.
+std::vector<Literal> initialAccumulators(const Operands &operands);
+/// One step of a variadic reduction: acc = callee(acc..., elements...), run
+/// by the evaluator (EvalAppliedReduce.cpp).
+Error foldApplied(const ir::Computation &callee, std::vector<Literal> &acc,
+                  std::vector<Literal> elements);
 /// reduce-window with to_apply: one literal per input
 /// (EvalAppliedReduceWindow.cpp).
 Expected<std::vector<Literal>>

@@ -8,26 +8,15 @@ import numpy as np
 
 from cases_control import computation
 from cases_elementwise import floats, ints
-from evalcase import Case, array_type, braces
+from cases_conv import expect_sorted
+from evalcase import Case, braces
 
 
 def sort_op(case, arrays, axis, callee, order):
     """sort(arrays) along `axis` with comparator `callee`; expects every
     operand permuted by `order` (positions along `axis`)."""
-    params = [case.param(a) for a in arrays]
-    expected = [np.take_along_axis(a, order, axis) for a in arrays]
     attrs = f"dimensions={braces([axis])}, is_stable=true, to_apply={callee}"
-    if len(arrays) == 1:
-        case.expect(case.op(array_type(expected[0]), "sort", params, attrs),
-                    expected[0])
-        return case
-    case.opcodes.add("get-tuple-element")
-    types = "(" + ", ".join(array_type(e) for e in expected) + ")"
-    t = case.op(types, "sort", params, attrs)
-    for i, e in enumerate(expected):
-        case.expect(case.op(array_type(e), "get-tuple-element", [t],
-                            f"index={i}"), e)
-    return case
+    return expect_sorted(case, arrays, axis, order, attrs)
 
 
 def along(axis, fn, *keys):
