@@ -5,6 +5,7 @@
 #include "kiln/Support/ResourceLimits.h"
 
 #include <algorithm>
+#include <bit>
 
 #include <set>
 
@@ -68,11 +69,35 @@ int64_t instructionFlops(const Instruction &instruction) {
     int64_t taps = 1;
     for (const ir::WindowDim &dim : instruction.attrs().window)
       taps = saturatingMul(taps, dim.size);
-    return saturatingMul(shape.numElements(), taps);
+    const ir::Shape &out =
+        shape.isTuple() ? shape.tupleElements().front() : shape;
+    int64_t perTap = 1; // a reducer kind: one operation
+    if (const ir::Computation *callee = instruction.calledComputation())
+      perTap = computationFlops(*callee);
+    return saturatingMul(saturatingMul(out.numElements(), taps), perTap);
   }
   case Opcode::Fusion:
   case Opcode::Call:
     return computationFlops(*instruction.calledComputation());
+  case Opcode::Sort: // a comparator: about log2(length) calls per element
+    if (const ir::Computation *comparator = instruction.calledComputation()) {
+      const ir::Shape &keys = instruction.operand(0)->shape();
+      int64_t length = keys.dim(size_t(instruction.attrs().dimensions.at(0)));
+      int64_t rounds = std::max<int64_t>(1, std::bit_width(uint64_t(length)));
+      return saturatingMul(saturatingMul(keys.numElements(), rounds),
+                           computationFlops(*comparator));
+    }
+    return 0; // kiln's key order: comparisons, not arithmetic
+  case Opcode::SelectAndScatter: { // select per tap, scatter per window
+    int64_t taps = 1;
+    for (const ir::WindowDim &dim : instruction.attrs().window)
+      taps = saturatingMul(taps, dim.size);
+    const auto &callees = instruction.calledComputations();
+    return saturatingMul(
+        instruction.operand(1)->shape().numElements(),
+        saturatingAdd(saturatingMul(taps, computationFlops(*callees[0])),
+                      computationFlops(*callees[1])));
+  }
   case Opcode::Map: // the callee once per element
     return saturatingMul(shape.numElements(),
                          computationFlops(*instruction.calledComputation()));

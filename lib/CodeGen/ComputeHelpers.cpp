@@ -126,4 +126,33 @@ Value *linearOrZero(EmitterContext &ctx, llvm::ArrayRef<Value *> indices,
   return ctx.linearIndex(indices, dims);
 }
 
+WindowTap windowTap(EmitterContext &ctx, const ir::Instruction &instruction,
+                    llvm::ArrayRef<Value *> outIndex,
+                    llvm::ArrayRef<Value *> winIndex) {
+  auto &b = ctx.builder();
+  const ir::Shape &in = instruction.operand(0)->shape();
+  WindowTap tap;
+  tap.valid = b.getTrue();
+  for (size_t d = 0; d < size_t(in.rank()); ++d) {
+    const ir::WindowDim &w = instruction.attrs().window[d];
+    int64_t dilatedSize = (in.dim(d) - 1) * w.baseDilation + 1;
+    Value *pos = b.CreateSub(
+        b.CreateAdd(b.CreateMul(outIndex[d], ctx.i64(w.stride)),
+                    b.CreateMul(winIndex[d], ctx.i64(w.windowDilation))),
+        ctx.i64(w.padLow));
+    Value *inside = b.CreateAnd(b.CreateICmpSGE(pos, ctx.i64(0)),
+                                b.CreateICmpSLT(pos, ctx.i64(dilatedSize)));
+    Value *safe = clampI64(ctx, pos, 0, dilatedSize - 1);
+    if (w.baseDilation != 1) {
+      Value *onHole = b.CreateICmpNE(
+          b.CreateURem(safe, ctx.i64(w.baseDilation)), ctx.i64(0));
+      inside = b.CreateAnd(inside, b.CreateNot(onHole));
+      safe = b.CreateUDiv(safe, ctx.i64(w.baseDilation));
+    }
+    tap.valid = b.CreateAnd(tap.valid, inside);
+    tap.index.push_back(safe);
+  }
+  return tap;
+}
+
 } // namespace kiln::codegen

@@ -70,6 +70,21 @@ std::vector<llvm::Value *> mergeIndices(llvm::ArrayRef<llvm::Value *> free,
 Error emitVectorRow(EmitterContext &ctx, ir::DType dtype, int64_t n,
                     llvm::function_ref<Error(llvm::Value *, unsigned)> body);
 
+/// The operand position one window tap reads, or "padding" (valid=false).
+struct WindowTap {
+  std::vector<llvm::Value *> index; ///< clamped into bounds, safe to load
+  llvm::Value *valid = nullptr;
+};
+
+/// Maps an output index and a window index of `instruction` (its window
+/// attribute over operand 0: reduce-window, select-and-scatter) to the
+/// operand element in the padded, base-dilated input: pos = out*stride +
+/// w*windowDilation - padLow, valid when inside the dilated input and not on
+/// a dilation hole. The operand must not be empty.
+WindowTap windowTap(EmitterContext &ctx, const ir::Instruction &instruction,
+                    llvm::ArrayRef<llvm::Value *> outIndex,
+                    llvm::ArrayRef<llvm::Value *> winIndex);
+
 /// Linear index, giving i64 0 for rank 0.
 llvm::Value *linearOrZero(EmitterContext &ctx,
                           llvm::ArrayRef<llvm::Value *> indices,

@@ -25,6 +25,9 @@ Error emitElemental(EmitterContext &ctx, const ir::Instruction &instruction);
 /// reduce with a to_apply computation (AppliedReduceEmitter.cpp); emitReduce
 /// hands it every reduce that calls one.
 Error emitAppliedReduce(EmitterContext &ctx, const ir::Instruction &reduce);
+/// reduce-window with to_apply (AppliedReduceWindowEmitter.cpp).
+Error emitAppliedReduceWindow(EmitterContext &ctx,
+                              const ir::Instruction &reduceWindow);
 
 /// Copies `source` into `target` (same dtype and element count) with a
 /// generated loop.

@@ -6,10 +6,13 @@
 // buffers (there is no allocator and it needs no scratch): operands are
 // copied in, then each row is insertion-sorted, moving the raw element bits
 // of every operand alongside the key. Insertion sort is stable and O(n^2);
-// it is meant for the modest sort lengths models use. top-k keeps a sorted
+// it is meant for the modest sort lengths models use. With a to_apply
+// comparator the key test is the comparator, emitted inline
+// (AppliedComputation.h) on the lhs and rhs elements of every operand. top-k keeps a sorted
 // window of k candidates per row in its result buffers.
 //
 //===----------------------------------------------------------------------===//
+#include "AppliedComputation.h"
 #include "ComputeHelpers.h"
 #include "Emitters.h"
 
@@ -280,10 +283,40 @@ bool gatherKeepsRows(const Instruction &instruction) {
          dims.offsetOperand.back() == operandLast;
 }
 
+namespace {
+
+/// Whether the element being inserted (`held`, raw bits of every operand)
+/// goes before the one at `previous`: kiln's key order on operand 0, or the
+/// comparator on (lhs_0, rhs_0, lhs_1, rhs_1, ...).
+Expected<Value *> sortsBeforeSlot(EmitterContext &ctx,
+                                  const Instruction &instruction,
+                                  ArrayRef<BufferRef> outs,
+                                  ArrayRef<Value *> held, Value *previous) {
+  const ir::Computation *comparator = instruction.calledComputation();
+  if (!comparator) {
+    DType keyType = instruction.operand(0)->shape().dtype();
+    return sortsBefore(ctx, keyType, ctx.toCompute(keyType, held[0]),
+                       ctx.toCompute(keyType, loadRaw(ctx, outs[0], previous)),
+                       instruction.attrs().descending);
+  }
+  std::vector<Value *> args;
+  for (size_t q = 0; q < outs.size(); ++q) {
+    DType type = instruction.operand(q)->shape().dtype();
+    args.push_back(ctx.toCompute(type, held[q]));
+    args.push_back(ctx.toCompute(type, loadRaw(ctx, outs[q], previous)));
+  }
+  Expected<std::vector<Value *>> result =
+      emitAppliedComputation(ctx, *comparator, args);
+  if (!result)
+    return result.takeError();
+  return result->front();
+}
+
+} // namespace
+
 Error emitSort(EmitterContext &ctx, const Instruction &instruction) {
   const ir::Shape &keys = instruction.operand(0)->shape();
   int64_t axis = instruction.attrs().dimensions.at(0);
-  bool descending = instruction.attrs().descending;
   std::vector<BufferRef> outs = sortOutputs(ctx, instruction);
   for (size_t i = 0; i < outs.size(); ++i)
     if (Error e = copyOperand(ctx, instruction, i, outs[i]))
@@ -293,7 +326,6 @@ Error emitSort(EmitterContext &ctx, const Instruction &instruction) {
   std::vector<int64_t> rowDims = keys.dims();
   rowDims.erase(rowDims.begin() + axis);
   auto &b = ctx.builder();
-  DType keyType = keys.dtype();
 
   return ctx.emitLoopNest(rowDims, [&](ArrayRef<Value *> row) -> Error {
     Value *base = linearOrZero(
@@ -307,11 +339,8 @@ Error emitSort(EmitterContext &ctx, const Instruction &instruction) {
           std::vector<Value *> held;
           for (const BufferRef &out : outs)
             held.push_back(loadRaw(ctx, out, at(i)));
-          Value *key = ctx.toCompute(keyType, held[0]);
           auto before = [&](Value *previous) -> Expected<Value *> {
-            Value *other =
-                ctx.toCompute(keyType, loadRaw(ctx, outs[0], at(previous)));
-            return sortsBefore(ctx, keyType, key, other, descending);
+            return sortsBeforeSlot(ctx, instruction, outs, held, at(previous));
           };
           auto move = [&](Value *from, Value *to) {
             for (const BufferRef &out : outs)

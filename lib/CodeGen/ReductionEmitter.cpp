@@ -230,43 +230,6 @@ Error emitReduce(EmitterContext &ctx, const Instruction &instruction) {
 
 namespace {
 
-/// The operand position one window tap reads, or "padding" (valid=false).
-struct WindowTap {
-  std::vector<Value *> index; // clamped into bounds, safe to load
-  Value *valid = nullptr;
-};
-
-/// Maps output index + window index to the operand element in the padded,
-/// base-dilated input: pos = out*stride + w*windowDilation - padLow, valid
-/// when inside the dilated input and not on a dilation hole.
-WindowTap windowTap(EmitterContext &ctx, const Instruction &instruction,
-                    ArrayRef<Value *> outIndex, ArrayRef<Value *> winIndex) {
-  auto &b = ctx.builder();
-  const ir::Shape &in = instruction.operand(0)->shape();
-  WindowTap tap;
-  tap.valid = b.getTrue();
-  for (size_t d = 0; d < size_t(in.rank()); ++d) {
-    const ir::WindowDim &w = instruction.attrs().window[d];
-    int64_t dilatedSize = (in.dim(d) - 1) * w.baseDilation + 1;
-    Value *pos = b.CreateSub(
-        b.CreateAdd(b.CreateMul(outIndex[d], ctx.i64(w.stride)),
-                    b.CreateMul(winIndex[d], ctx.i64(w.windowDilation))),
-        ctx.i64(w.padLow));
-    Value *inside = b.CreateAnd(b.CreateICmpSGE(pos, ctx.i64(0)),
-                                b.CreateICmpSLT(pos, ctx.i64(dilatedSize)));
-    Value *safe = clampI64(ctx, pos, 0, dilatedSize - 1);
-    if (w.baseDilation != 1) {
-      Value *onHole = b.CreateICmpNE(
-          b.CreateURem(safe, ctx.i64(w.baseDilation)), ctx.i64(0));
-      inside = b.CreateAnd(inside, b.CreateNot(onHole));
-      safe = b.CreateUDiv(safe, ctx.i64(w.baseDilation));
-    }
-    tap.valid = b.CreateAnd(tap.valid, inside);
-    tap.index.push_back(safe);
-  }
-  return tap;
-}
-
 /// Whether the window leaves the innermost dimension alone (size 1,
 /// stride 1, no padding or dilation: a pool over NHWC's H and W), so each
 /// output row is its operand rows' taps folded lane by lane, and the
@@ -362,6 +325,8 @@ Error emitChannelReduceWindow(EmitterContext &ctx,
 } // namespace
 
 Error emitReduceWindow(EmitterContext &ctx, const Instruction &instruction) {
+  if (instruction.calledComputation())
+    return emitAppliedReduceWindow(ctx, instruction);
   const ir::Shape &in = instruction.operand(0)->shape();
   const auto &window = instruction.attrs().window;
   if (int64_t(window.size()) != in.rank())

@@ -16,24 +16,24 @@
 
 namespace kiln::eval::detail {
 
-namespace {
-
-/// Element `linear` of `array` as a scalar literal.
-Literal scalarAt(const Literal &array, int64_t linear) {
-  size_t size = ir::byteSize(array.shape().dtype());
-  auto begin = array.bytes().begin() + std::ptrdiff_t(size_t(linear) * size);
-  return Literal(Shape::scalar(array.shape().dtype()),
-                 std::vector<uint8_t>(begin, begin + std::ptrdiff_t(size)));
+std::vector<Literal> initialAccumulators(const Operands &ops) {
+  std::vector<Literal> acc;
+  for (size_t i = ops.size() / 2; i < ops.size(); ++i)
+    acc.push_back(*ops[i]);
+  return acc;
 }
 
-/// Writes scalar `value` as element `linear` of `array`.
-void storeScalar(Literal &array, int64_t linear, const Literal &value) {
-  size_t size = value.bytes().size();
-  std::copy(value.bytes().begin(), value.bytes().end(),
-            array.bytes().begin() + std::ptrdiff_t(size_t(linear) * size));
+Error foldApplied(const ir::Computation &callee, std::vector<Literal> &acc,
+                  std::vector<Literal> elements) {
+  std::vector<Literal> args = acc;
+  for (Literal &element : elements)
+    args.push_back(std::move(element));
+  Expected<std::vector<Literal>> next = evaluateComputation(callee, args);
+  if (!next)
+    return next.takeError();
+  acc = std::move(*next);
+  return Error::success();
 }
-
-} // namespace
 
 Expected<std::vector<Literal>> evalAppliedReduce(const Instruction &inst,
                                   const Operands &ops) {
@@ -64,24 +64,17 @@ Expected<std::vector<Literal>> evalAppliedReduce(const Instruction &inst,
       return;
     for (size_t k = 0; k < keptAxes.size(); ++k)
       full[size_t(keptAxes[k])] = kept[k];
-    std::vector<Literal> acc;
-    for (size_t i = 0; i < n; ++i)
-      acc.push_back(*ops[n + i]);
+    std::vector<Literal> acc = initialAccumulators(ops);
     forEachIndex(reducedDims, [&](const std::vector<int64_t> &reduced) {
       if (status)
         return;
       for (size_t k = 0; k < reducedAxes.size(); ++k)
         full[size_t(reducedAxes[k])] = reduced[k];
       int64_t at = linearIndex(full, dims);
-      std::vector<Literal> args = acc;
+      std::vector<Literal> elements;
       for (size_t i = 0; i < n; ++i)
-        args.push_back(scalarAt(*ops[i], at));
-      Expected<std::vector<Literal>> next = evaluateComputation(callee, args);
-      if (!next) {
-        status = next.takeError();
-        return;
-      }
-      acc = std::move(*next);
+        elements.push_back(scalarAt(*ops[i], at));
+      status = foldApplied(callee, acc, std::move(elements));
     });
     if (!status)
       for (size_t i = 0; i < n; ++i)

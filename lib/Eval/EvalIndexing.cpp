@@ -173,13 +173,17 @@ Expected<std::vector<Literal>> evalSort(const Instruction &inst,
   std::vector<Literal> results;
   for (const Literal *operand : ops)
     results.emplace_back(operand->shape());
+  const ir::Computation *comparator = inst.calledComputation();
   Error error = Error::success();
   forEachRow(dims, size_t(inst.attrs().dimensions[0]),
              [&](int64_t first, int64_t stride, int64_t n) {
                if (error)
                  return;
-               Expected<Index> order = orderRow(*ops[0], first, stride, n,
-                                                inst.attrs().descending);
+               Expected<Index> order =
+                   comparator ? orderRowByComparator(*comparator, ops, first,
+                                                     stride, n)
+                              : orderRow(*ops[0], first, stride, n,
+                                         inst.attrs().descending);
                if (!order) {
                  error = order.takeError();
                  return;

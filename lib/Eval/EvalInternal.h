@@ -158,6 +158,22 @@ inline void copyElement(Literal &dst, int64_t to, const Literal &src,
               src.bytes().data() + size_t(from) * size, size);
 }
 
+/// Element `linear` of `array` as a scalar literal (the argument of an
+/// applied computation).
+inline Literal scalarAt(const Literal &array, int64_t linear) {
+  size_t size = ir::byteSize(array.shape().dtype());
+  auto begin = array.bytes().begin() + std::ptrdiff_t(size_t(linear) * size);
+  return Literal(Shape::scalar(array.shape().dtype()),
+                 std::vector<uint8_t>(begin, begin + std::ptrdiff_t(size)));
+}
+
+/// Writes scalar `value` as element `linear` of `array` (same dtype).
+inline void storeScalar(Literal &array, int64_t linear, const Literal &value) {
+  size_t size = value.bytes().size();
+  std::memcpy(array.bytes().data() + size_t(linear) * size,
+              value.bytes().data(), size);
+}
+
 /// Reads element `i` of an integer literal as int64 (unsigned values above
 /// INT64_MAX saturate); errors for non-integer literals.
 Expected<int64_t> loadIndex(const Literal &literal, int64_t i);
@@ -220,8 +236,30 @@ Expected<Literal> evalMap(const Instruction &instruction,
 /// reduce with to_apply: one literal per input (EvalAppliedReduce.cpp).
 Expected<std::vector<Literal>> evalAppliedReduce(const Instruction &instruction,
                                                  const Operands &operands);
+/// The init values (operands N..2N-1) of a variadic reduction.
+std::vector<Literal> initialAccumulators(const Operands &operands);
+/// One step of a variadic reduction: acc = callee(acc..., elements...), run
+/// by the evaluator (EvalAppliedReduce.cpp).
+Error foldApplied(const ir::Computation &callee, std::vector<Literal> &acc,
+                  std::vector<Literal> elements);
+/// reduce-window with to_apply: one literal per input
+/// (EvalAppliedReduceWindow.cpp).
+Expected<std::vector<Literal>>
+evalAppliedReduceWindow(const Instruction &instruction,
+                        const Operands &operands);
 Expected<std::vector<Literal>> evalOrdering(const Instruction &instruction,
                                             const Operands &operands);
+/// select-and-scatter, both computations run by the evaluator
+/// (EvalSelectAndScatter.cpp).
+Expected<Literal> evalSelectAndScatter(const Instruction &instruction,
+                                       const Operands &operands);
+/// The stable order of positions 0..n-1 of one row of sort's operands
+/// (element offsets first + i * stride) under its to_apply comparator, run
+/// by the evaluator (EvalSortComparator.cpp).
+Expected<std::vector<int64_t>>
+orderRowByComparator(const ir::Computation &comparator,
+                     const Operands &operands, int64_t first, int64_t stride,
+                     int64_t n);
 
 } // namespace kiln::eval::detail
 

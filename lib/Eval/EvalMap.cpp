@@ -18,12 +18,8 @@ Expected<Literal> evalMap(const Instruction &inst, const Operands &ops) {
   size_t outSize = ir::byteSize(inst.shape().dtype());
   for (int64_t at = 0; at < inst.shape().numElements(); ++at) {
     std::vector<Literal> args;
-    for (const Literal *operand : ops) {
-      size_t size = ir::byteSize(operand->shape().dtype());
-      auto begin = operand->bytes().begin() + std::ptrdiff_t(size_t(at) * size);
-      args.emplace_back(Shape::scalar(operand->shape().dtype()),
-                        std::vector<uint8_t>(begin, begin + std::ptrdiff_t(size)));
-    }
+    for (const Literal *operand : ops)
+      args.push_back(scalarAt(*operand, at));
     Expected<std::vector<Literal>> result = evaluateComputation(callee, args);
     if (!result)
       return result.takeError();

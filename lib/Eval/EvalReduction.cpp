@@ -228,6 +228,10 @@ Expected<Literal> evalReduction(const Instruction &inst, const Operands &ops) {
       return e;
     return evalReduce(inst, ops);
   case Opcode::ReduceWindow:
+    if (!inst.calledComputations().empty() || ops.size() != 2)
+      return instructionError(inst, "a reduce-window with to_apply is "
+                                    "evaluated with its computation, not "
+                                    "alone");
     if (Error e = checkInit(inst, ops))
       return e;
     return evalReduceWindow(inst, ops);

@@ -71,10 +71,14 @@ Expected<Value> evalOrderingValue(const Instruction &inst,
   return Value::ofTuple(std::move(elements));
 }
 
-/// reduce with to_apply: a tuple of the N results, or the one array.
+/// reduce or reduce-window with to_apply: a tuple of the N results, or the
+/// one array.
 Expected<Value> evalAppliedReduceValue(const Instruction &inst,
                                        const Operands &operands) {
-  Expected<std::vector<Literal>> results = evalAppliedReduce(inst, operands);
+  Expected<std::vector<Literal>> results =
+      inst.opcode() == Opcode::ReduceWindow
+          ? evalAppliedReduceWindow(inst, operands)
+          : evalAppliedReduce(inst, operands);
   if (!results)
     return results.takeError();
   if (!inst.shape().isTuple() && results->size() == 1)
@@ -224,7 +228,9 @@ Expected<Value> evalOne(const Instruction &inst,
   }
   if (inst.opcode() == Opcode::Sort || inst.opcode() == Opcode::TopK)
     return evalOrderingValue(inst, arrays);
-  if (inst.opcode() == Opcode::Reduce && !inst.calledComputations().empty())
+  if ((inst.opcode() == Opcode::Reduce ||
+       inst.opcode() == Opcode::ReduceWindow) &&
+      !inst.calledComputations().empty())
     return evalAppliedReduceValue(inst, arrays);
   if (inst.opcode() == Opcode::Map) {
     Expected<Literal> mapped = evalMap(inst, arrays);
@@ -234,6 +240,12 @@ Expected<Value> evalOne(const Instruction &inst,
   }
   if (inst.opcode() == Opcode::Scatter)
     return evalScatterValue(inst, arrays);
+  if (inst.opcode() == Opcode::SelectAndScatter) {
+    Expected<Literal> scattered = evalSelectAndScatter(inst, arrays);
+    if (!scattered)
+      return scattered.takeError();
+    return Value::ofArray(std::move(*scattered));
+  }
   Expected<Literal> result = evaluateInstruction(inst, arrays);
   if (!result)
     return result.takeError();

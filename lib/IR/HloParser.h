@@ -188,9 +188,13 @@ private:
   bool checkConditionalForm(const Token &opcodeToken,
                             const std::vector<std::optional<size_t>> &seen,
                             std::span<const syntax::AttrSpec> specs);
-  bool checkReduceForm(const Token &opcodeToken,
+  bool checkReduceForm(Opcode opcode, const Token &opcodeToken,
                        const std::vector<std::optional<size_t>> &seen,
                        std::span<const syntax::AttrSpec> specs);
+  /// sort orders by descending= or by a to_apply comparator, not both.
+  bool checkSortForm(const Token &opcodeToken,
+                     const std::vector<std::optional<size_t>> &seen,
+                     std::span<const syntax::AttrSpec> specs);
   bool parseSliceValue(std::vector<SliceDim> &slice);
   bool parsePaddingValue(std::vector<PadDim> &padding);
   bool parseWindowValue(std::vector<WindowDim> &window);
@@ -217,18 +221,26 @@ private:
                            bool &handled);
   bool parseCompareType(const std::vector<Instruction *> &operands);
   /// to_apply= on reduce and reduce-window: a binary reducer kiln knows
-  /// (ReducerMatch.h) becomes the reducer kind of a one-input reduce or a
-  /// reduce-window. Otherwise, when `general` is given (reduce), the callee
-  /// is kept there (slot 0) for the general form; reduce-window fails.
+  /// (ReducerMatch.h) becomes the reducer kind of a one-input reduce or
+  /// reduce-window. Otherwise the callee is kept in `general` (slot 0) for
+  /// the general form, which the shape rule checks.
   bool parseReducerCallee(Attributes &attrs,
                           const std::vector<Instruction *> &operands,
-                          std::vector<Computation *> *general);
+                          std::vector<Computation *> &general);
   /// XLA's old dynamic-slice / dynamic-update-slice form with the start
   /// indices in one vector operand: split into one scalar per dimension.
   void splitIndexVector(Opcode opcode, BodyState &body, const Token &name,
                         std::vector<Instruction *> &operands);
-  /// Drops computations that only served as to_apply reducers.
-  void removeReducerCallees();
+  /// sort's to_apply=%comp: a comparator that is exactly a LT or GT
+  /// compare of parameters 0 and 1 (ComparatorMatch.h) becomes
+  /// descending=; any other is kept in `called` (slot 0) for the general
+  /// form, which the shape rule checks.
+  bool parseSortComparator(Attributes &attrs,
+                           const std::vector<Instruction *> &operands,
+                           std::vector<Computation *> &called);
+  /// Drops computations that only served as a to_apply replaced by an
+  /// attribute (a reducer kind, a sort order).
+  void removeReplacedCallees();
 
   // Constants (ParseLiteral.cpp).
   bool parseLiteral(const Shape &shape, size_t shapeOffset, Literal &literal);
@@ -262,8 +274,9 @@ private:
   /// parameters and the entry root are checked (interior layouts are
   /// kiln's own choice).
   std::unordered_map<const Instruction *, LayoutNote> layouts_;
-  /// Computations named by to_apply= on a reduce or reduce-window.
-  std::vector<Computation *> reducerCallees_;
+  /// Computations named by to_apply= that became an attribute (reducer=,
+  /// descending=); removed when nothing else calls them.
+  std::vector<Computation *> replacedCallees_;
 };
 
 } // namespace kiln::ir

@@ -10,7 +10,7 @@ namespace kiln::ir::syntax {
 namespace {
 
 // Spellings, indexed by AttrKey.
-constexpr std::array<std::string_view, 43> kAttrNames = {
+constexpr std::array<std::string_view, 45> kAttrNames = {
     "iota_dimension",       "dimensions",          "slice",
     "dynamic_slice_sizes",  "padding",             "window",
     "dim_labels",           "feature_group_count", "batch_group_count",
@@ -26,8 +26,10 @@ constexpr std::array<std::string_view, 43> kAttrNames = {
     // scatter
     "update_window_dims",   "inserted_window_dims",
     "scatter_dims_to_operand_dims", "input_batching_dims",
-    "scatter_indices_batching_dims", "indices_are_sorted", "unique_indices"};
-static_assert(kAttrNames.size() == size_t(AttrKey::UniqueIndices) + 1);
+    "scatter_indices_batching_dims", "indices_are_sorted", "unique_indices",
+    // select-and-scatter
+    "select", "scatter"};
+static_assert(kAttrNames.size() == size_t(AttrKey::Scatter) + 1);
 
 using enum AttrKey;
 constexpr Presence kReq = Presence::Required;
@@ -41,11 +43,16 @@ constexpr AttrSpec kDims[] = {{Dimensions, kReq}};
 // writes the one the instruction has).
 constexpr AttrSpec kReduce[] = {
     {Dimensions, kReq}, {Reducer, kOpt}, {ToApply, kOpt}};
-constexpr AttrSpec kSort[] = {{Dimensions, kReq}, {Descending, kDef}};
+// descending= (the fixed key order) or a to_apply comparator (the parser
+// accepts at most one; the printer writes the one the instruction has).
+constexpr AttrSpec kSort[] = {
+    {Dimensions, kReq}, {Descending, kDef}, {ToApply, kOpt}};
 constexpr AttrSpec kSlice[] = {{Slice, kReq}};
 constexpr AttrSpec kDynamicSlice[] = {{DynamicSliceSizes, kReq}};
 constexpr AttrSpec kPad[] = {{Padding, kReq}};
-constexpr AttrSpec kReduceWindow[] = {{Window, kReq}, {Reducer, kReq}};
+// Like reduce: a reducer kind or a to_apply computation.
+constexpr AttrSpec kReduceWindow[] = {
+    {Window, kReq}, {Reducer, kOpt}, {ToApply, kOpt}};
 constexpr AttrSpec kConvolution[] = {{Window, kReq},
                                      {DimLabels, kReq},
                                      {FeatureGroupCount, kOpt},
@@ -85,6 +92,8 @@ constexpr AttrSpec kScatter[] = {{UpdateWindowDims, kReq},
                                  {IndicesAreSorted, kOpt},
                                  {UniqueIndices, kOpt},
                                  {ToApply, kReq}};
+constexpr AttrSpec kSelectAndScatter[] = {
+    {Window, kReq}, {Select, kReq}, {Scatter, kReq}};
 
 } // namespace
 
@@ -148,6 +157,8 @@ std::span<const AttrSpec> opcodeAttributes(Opcode opcode) {
     return kRng;
   case Opcode::Scatter:
     return kScatter;
+  case Opcode::SelectAndScatter:
+    return kSelectAndScatter;
   default:
     return {};
   }
@@ -191,6 +202,8 @@ bool isCalleeAttr(AttrKey key) {
   case TrueComputation:
   case FalseComputation:
   case BranchComputations:
+  case Select:
+  case Scatter:
     return true;
   default:
     return false;
@@ -198,7 +211,7 @@ bool isCalleeAttr(AttrKey key) {
 }
 
 size_t calleeSlot(AttrKey key) {
-  return key == Body || key == FalseComputation ? 1 : 0;
+  return key == Body || key == FalseComputation || key == Scatter ? 1 : 0;
 }
 
 bool takesSingleDimension(Opcode opcode) {

@@ -63,6 +63,8 @@ enum class AttrKey {
   ScatterIndicesBatchingDims,
   IndicesAreSorted,
   UniqueIndices,
+  Select,
+  Scatter,
 };
 
 /// How an attribute appears in text.
@@ -90,8 +92,8 @@ bool isDefaultAttr(AttrKey key, const Attributes &attrs);
 /// Whether `key` names called computations (Instruction::calledComputations).
 bool isCalleeAttr(AttrKey key);
 /// The calledComputations slot a single-callee attribute fills: calls,
-/// to_apply, condition and true_computation 0; body and false_computation
-/// 1. branch_computations fills every slot from 0.
+/// to_apply, condition, true_computation and select 0; body,
+/// false_computation and scatter 1. branch_computations fills every slot from 0.
 size_t calleeSlot(AttrKey key);
 
 /// Opcodes whose `dimensions` attribute names exactly one dimension.

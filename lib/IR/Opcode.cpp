@@ -130,9 +130,12 @@ int calleeCount(Opcode opcode) {
   case Opcode::Scatter: // the combiner
     return 1;
   case Opcode::While:
+  case Opcode::SelectAndScatter: // select, then scatter
     return 2;
   case Opcode::Conditional:
   case Opcode::Reduce: // to_apply, or none with a reducer kind
+  case Opcode::ReduceWindow:
+  case Opcode::Sort: // a comparator, or none with descending=
     return -1;
   default:
     return 0;
@@ -145,8 +148,9 @@ bool callsSequentially(Opcode opcode) {
 }
 
 bool appliesPerElement(Opcode opcode) {
-  return opcode == Opcode::Reduce || opcode == Opcode::Map ||
-         opcode == Opcode::Scatter;
+  return opcode == Opcode::Reduce || opcode == Opcode::ReduceWindow ||
+         opcode == Opcode::Map || opcode == Opcode::Scatter ||
+         opcode == Opcode::Sort || opcode == Opcode::SelectAndScatter;
 }
 
 bool isInClasses(DType dtype, DTypeClasses classes) {

@@ -74,14 +74,12 @@ bool HloParser::parseAttributes(Opcode opcode, const Token &opcodeToken,
       return false;
     if (handled)
       continue;
-    // XLA names the reducer of reduce-window by its computation; reduce
-    // keeps a to_apply that is no reducer kind (parseReducerCallee).
+    // A to_apply that is one reducer kind becomes reducer=; any other is
+    // kept (parseReducerCallee).
     bool reducerCallee = name.text == "to_apply" &&
                          (opcode == Opcode::Reduce ||
                           opcode == Opcode::ReduceWindow);
-    std::optional<AttrKey> key = reducerCallee && opcode == Opcode::ReduceWindow
-                                     ? AttrKey::Reducer
-                                     : syntax::parseAttrName(name.text);
+    std::optional<AttrKey> key = syntax::parseAttrName(name.text);
     if (!key)
       return error(name.offset, fmt::format("unknown attribute '{}'", name.text));
     size_t slot = 0;
@@ -105,11 +103,10 @@ bool HloParser::parseAttributes(Opcode opcode, const Token &opcodeToken,
     advance();
     if (!expect(TokenKind::Equal, "'='"))
       return false;
-    if (!(reducerCallee
-              ? parseReducerCallee(attrs, operands,
-                                   opcode == Opcode::Reduce ? &parts.called
-                                                            : nullptr)
-              : parseAttrValue(*key, attrs, parts.called)))
+    bool sortComparator = opcode == Opcode::Sort && *key == AttrKey::ToApply;
+    if (!(reducerCallee ? parseReducerCallee(attrs, operands, parts.called)
+          : sortComparator ? parseSortComparator(attrs, operands, parts.called)
+                           : parseAttrValue(*key, attrs, parts.called)))
       return false;
   }
   // index_vector_dim is one spelling for gather and scatter; the value
@@ -125,7 +122,10 @@ bool HloParser::parseAttributes(Opcode opcode, const Token &opcodeToken,
   if (opcode == Opcode::Conditional &&
       !checkConditionalForm(opcodeToken, seen, specs))
     return false;
-  if (opcode == Opcode::Reduce && !checkReduceForm(opcodeToken, seen, specs))
+  if ((opcode == Opcode::Reduce || opcode == Opcode::ReduceWindow) &&
+      !checkReduceForm(opcode, opcodeToken, seen, specs))
+    return false;
+  if (opcode == Opcode::Sort && !checkSortForm(opcodeToken, seen, specs))
     return false;
   if (syntax::takesSingleDimension(opcode) && attrs.dimensions.size() != 1)
     return error(opcodeToken.offset,
@@ -185,6 +185,8 @@ bool HloParser::parseAttrValue(AttrKey key, Attributes &a,
   case AttrKey::TrueComputation:
   case AttrKey::FalseComputation:
   case AttrKey::BranchComputations:
+  case AttrKey::Select:
+  case AttrKey::Scatter:
     break; // callees, above
   case AttrKey::ExponentBits: return parseInt("bit count", a.exponentBits);
   case AttrKey::MantissaBits: return parseInt("bit count", a.mantissaBits);
@@ -308,8 +310,9 @@ bool HloParser::checkConditionalForm(
   return true;
 }
 
-/// reduce combines with either a reducer kind or a to_apply computation.
-bool HloParser::checkReduceForm(const Token &opcodeToken,
+/// reduce and reduce-window combine with either a reducer kind or a
+/// to_apply computation.
+bool HloParser::checkReduceForm(Opcode opcode, const Token &opcodeToken,
                                 const std::vector<std::optional<size_t>> &seen,
                                 std::span<const syntax::AttrSpec> specs) {
   size_t given = 0;
@@ -319,11 +322,32 @@ bool HloParser::checkReduceForm(const Token &opcodeToken,
       ++given;
   if (given == 1)
     return true;
+  std::string_view op = opcodeName(opcode);
+  if (given == 0)
+    return error(opcodeToken.offset,
+                 fmt::format("'{}' requires attribute 'reducer' or "
+                             "'to_apply'",
+                             op));
   return error(opcodeToken.offset,
-               given == 0 ? "'reduce' requires attribute 'reducer' or "
-                            "'to_apply'"
-                          : "'reduce' takes either 'reducer' or 'to_apply', "
-                            "not both");
+               fmt::format("'{}' takes either 'reducer' or 'to_apply', "
+                           "not both",
+                           op));
+}
+
+bool HloParser::checkSortForm(const Token &opcodeToken,
+                              const std::vector<std::optional<size_t>> &seen,
+                              std::span<const syntax::AttrSpec> specs) {
+  size_t given = 0;
+  for (size_t i = 0; i < specs.size(); ++i)
+    if ((specs[i].key == AttrKey::Descending ||
+         specs[i].key == AttrKey::ToApply) &&
+        seen[i])
+      ++given;
+  if (given < 2)
+    return true;
+  return error(opcodeToken.offset,
+               "'sort' takes either 'descending' or a 'to_apply' comparator, "
+               "not both");
 }
 
 bool HloParser::parseSliceValue(std::vector<SliceDim> &slice) {

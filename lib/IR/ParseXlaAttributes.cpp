@@ -12,6 +12,7 @@
 //===----------------------------------------------------------------------===//
 #include "HloParser.h"
 
+#include "kiln/IR/ComparatorMatch.h"
 #include "kiln/IR/ReducerMatch.h"
 
 #include <algorithm>
@@ -147,7 +148,8 @@ bool HloParser::parseXlaOpAttribute(Opcode opcode, const Token &name,
             (isGather && (key == "indices_are_sorted" ||
                           key == "operand_batching_dims" ||
                           key == "start_indices_batching_dims")) ||
-            (isContraction && key == "operand_precision");
+            (isContraction && key == "operand_precision") ||
+            (opcode == Opcode::Sort && key == "is_stable");
   if (!handled)
     return true;
   advance();
@@ -165,6 +167,10 @@ bool HloParser::parseXlaOpAttribute(Opcode opcode, const Token &name,
     return skipBalanced(key); // a buffer-sharing hint; kiln assigns buffers
   if (key == "indices_are_sorted") {
     bool ignored; // a promise that helps XLA's code; kiln's gather is exact
+    return parseBool(ignored);
+  }
+  if (key == "is_stable") {
+    bool ignored; // kiln's sort is always stable, which either value allows
     return parseBool(ignored);
   }
   if (key == "operand_precision") {
@@ -229,25 +235,17 @@ bool HloParser::parseCompareType(const std::vector<Instruction *> &operands) {
 
 bool HloParser::parseReducerCallee(Attributes &attrs,
                                    const std::vector<Instruction *> &operands,
-                                   std::vector<Computation *> *general) {
+                                   std::vector<Computation *> &general) {
   size_t offset = tok_.offset;
   Computation *callee = nullptr;
   if (!parseCallee(callee))
     return false;
   ReducerMatch match = matchBinaryReducer(*callee);
-  if (general && (operands.size() != 2 || !match.kind)) {
+  if (operands.size() != 2 || !match.kind) {
     // Variadic or not one binary operation: the shape rule checks it.
-    general->assign(1, callee);
+    general.assign(1, callee);
     return true;
   }
-  if (!match.kind)
-    return error(offset,
-                 fmt::format("to_apply computation '{}' is not a reducer kiln "
-                             "can represent: {} (kiln's reduce-window "
-                             "combines with add, multiply, "
-                             "maximum, minimum, and or or of the two "
-                             "parameters)",
-                             callee->name(), match.mismatch));
   // The init value (operand 1 of reduce and reduce-window) has the type
   // the reducer combines.
   DType combined = callee->parameters().front()->shape().dtype();
@@ -260,7 +258,26 @@ bool HloParser::parseReducerCallee(Attributes &attrs,
                              operands[1]->name(),
                              operands[1]->shape().toString()));
   attrs.reducer = *match.kind;
-  reducerCallees_.push_back(callee);
+  replacedCallees_.push_back(callee);
+  return true;
+}
+
+bool HloParser::parseSortComparator(
+    Attributes &attrs, const std::vector<Instruction *> &operands,
+    std::vector<Computation *> &called) {
+  Computation *comparator = nullptr;
+  if (!parseCallee(comparator))
+    return false;
+  std::vector<Shape> shapes;
+  for (const Instruction *operand : operands)
+    shapes.push_back(operand->shape());
+  if (std::optional<bool> descending =
+          matchKeyOrderComparator(*comparator, shapes)) {
+    attrs.descending = *descending;
+    replacedCallees_.push_back(comparator);
+    return true;
+  }
+  called.assign(1, comparator);
   return true;
 }
 
@@ -289,12 +306,12 @@ void HloParser::splitIndexVector(Opcode opcode, BodyState &body,
   }
 }
 
-void HloParser::removeReducerCallees() {
-  std::sort(reducerCallees_.begin(), reducerCallees_.end());
-  reducerCallees_.erase(
-      std::unique(reducerCallees_.begin(), reducerCallees_.end()),
-      reducerCallees_.end());
-  for (Computation *callee : reducerCallees_) {
+void HloParser::removeReplacedCallees() {
+  std::sort(replacedCallees_.begin(), replacedCallees_.end());
+  replacedCallees_.erase(
+      std::unique(replacedCallees_.begin(), replacedCallees_.end()),
+      replacedCallees_.end());
+  for (Computation *callee : replacedCallees_) {
     bool stillCalled = callee == module_->entry();
     for (Computation *computation : module_->computations())
       for (Instruction *instruction : computation->instructions())

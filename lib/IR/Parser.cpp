@@ -526,7 +526,7 @@ Expected<std::unique_ptr<Module>> HloParser::run() {
   ok = ok && checkEntryLayouts();
   if (!ok)
     return Error::failure(*error_);
-  removeReducerCallees();
+  removeReplacedCallees();
   return std::move(module_);
 }
 

@@ -186,8 +186,13 @@ bool isPrinted(const syntax::AttrSpec &spec, const Instruction &instruction) {
                        instruction.operand(0)->shape() == Shape(DType::Pred, {});
     return (spec.key == AttrKey::BranchComputations) != byPredicate;
   }
-  if (instruction.opcode() == Opcode::Reduce &&
+  if ((instruction.opcode() == Opcode::Reduce ||
+       instruction.opcode() == Opcode::ReduceWindow) &&
       (spec.key == AttrKey::Reducer || spec.key == AttrKey::ToApply))
+    return (spec.key == AttrKey::ToApply) ==
+           !instruction.calledComputations().empty();
+  if (instruction.opcode() == Opcode::Sort &&
+      (spec.key == AttrKey::Descending || spec.key == AttrKey::ToApply))
     return (spec.key == AttrKey::ToApply) ==
            !instruction.calledComputations().empty();
   return spec.presence != syntax::Presence::Optional ||
@@ -230,6 +235,8 @@ std::string formatAttr(AttrKey key, const Instruction &instruction) {
   case AttrKey::ToApply:
   case AttrKey::TrueComputation:
   case AttrKey::FalseComputation:
+  case AttrKey::Select:
+  case AttrKey::Scatter:
     return calleeName(instruction, syntax::calleeSlot(key));
   case AttrKey::BranchComputations: {
     std::vector<std::string> names;

@@ -295,6 +295,7 @@ std::pair<int, int> operandCountBounds(Opcode opcode) {
   case Opcode::Conditional: // the branch selector, then branch operands
     return {1, -1};
   case Opcode::Reduce: // N inputs, then N init values
+  case Opcode::ReduceWindow:
     return {2, -1};
   case Opcode::Map:
     return {1, -1};
@@ -377,6 +378,8 @@ Rule ruleFor(Opcode opcode) {
     return inferTopK;
   case Opcode::Scatter:
     return inferScatter;
+  case Opcode::SelectAndScatter:
+    return inferSelectAndScatter;
   case Opcode::Tuple:
     return inferTuple;
   case Opcode::GetTupleElement:

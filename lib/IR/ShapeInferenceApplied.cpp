@@ -1,9 +1,10 @@
 //===- ShapeInferenceApplied.cpp - Shape rules of per-element callees -----===//
 //
-// reduce with to_apply and map apply a computation of scalars to elements
-// (XLA's variadic reduce: N inputs, N init values, a computation of 2N
-// scalar parameters returning N scalars; map: one scalar per operand, one
-// scalar back). The emitter inlines the callee's scalar
+// reduce with to_apply, map and sort's comparator apply a computation of
+// scalars to elements (XLA's variadic reduce: N inputs, N init values, a
+// computation of 2N scalar parameters returning N scalars; map: one scalar
+// per operand, one scalar back; sort: the lhs and rhs of each of N operands,
+// a pred back). The emitter inlines the callee's scalar
 // instructions into the caller's loop, so the callee must hold only
 // parameters, scalar constants and elementwise operations, with a tuple
 // allowed as root; everything is checked here so the evaluator and the
@@ -40,7 +41,9 @@ Expected<const Computation *> requireOneCallee(const InferenceInput &in) {
 
 /// The instructions an emitter can inline per element: scalar parameters,
 /// constants and elementwise operations, a tuple of scalars only as root.
-Error requireScalarComputation(const Computation &callee) {
+/// `role` names the callee in messages (to_apply, select, scatter).
+Error requireScalarComputation(const Computation &callee,
+                               std::string_view role = "to_apply") {
   for (const Instruction *inst : callee.instructions()) {
     const Shape &shape = inst->shape();
     Opcode opcode = inst->opcode();
@@ -48,14 +51,13 @@ Error requireScalarComputation(const Computation &callee) {
     bool allowed = rootTuple || opcode == Opcode::Parameter ||
                    opcode == Opcode::Constant || isElementwise(opcode);
     if (!allowed)
-      return makeError("to_apply computation '{}' may hold only parameters, "
+      return makeError("{} computation '{}' may hold only parameters, "
                        "constants and elementwise operations on scalars "
                        "(a tuple as root), but '{}' is {}",
-                       callee.name(), inst->name(), opcodeName(opcode));
+                       role, callee.name(), inst->name(), opcodeName(opcode));
     if (!rootTuple && (shape.isTuple() || shape.rank() != 0))
-      return makeError("to_apply computation '{}' works on scalars, but '{}' "
-                       "is {}",
-                       callee.name(), inst->name(), shape.toString());
+      return makeError("{} computation '{}' works on scalars, but '{}' is {}",
+                       role, callee.name(), inst->name(), shape.toString());
   }
   return Error::success();
 }
@@ -64,26 +66,27 @@ Error requireScalarComputation(const Computation &callee) {
 /// `result`.
 Error requireSignature(const Computation &callee,
                        const std::vector<Shape> &params, const Shape &result,
-                       std::string_view why) {
+                       std::string_view why,
+                       std::string_view role = "to_apply") {
   size_t count = callee.parameters().size();
   if (count != params.size())
-    return makeError("to_apply computation '{}' has {} parameter{} but {} "
-                     "needs {} ({})",
-                     callee.name(), count, count == 1 ? "" : "s", why,
+    return makeError("{} computation '{}' has {} parameter{} but {} needs {} "
+                     "({})",
+                     role, callee.name(), count, count == 1 ? "" : "s", why,
                      params.size(), formatShapes(params));
   for (size_t i = 0; i < params.size(); ++i) {
     const Instruction *param = callee.parameter(int64_t(i));
     if (!param)
-      return makeError("to_apply computation '{}' has no parameter {}",
+      return makeError("{} computation '{}' has no parameter {}", role,
                        callee.name(), i);
     if (param->shape() != params[i])
-      return makeError("parameter {} of to_apply computation '{}' is {} but "
-                       "{} needs {} ({})",
-                       i, callee.name(), param->shape().toString(), why,
+      return makeError("parameter {} of {} computation '{}' is {} but {} "
+                       "needs {} ({})",
+                       i, role, callee.name(), param->shape().toString(), why,
                        params[i].toString(), formatShapes(params));
   }
   if (callee.root()->shape() != result)
-    return makeError("to_apply computation '{}' returns {} but {} needs {}",
+    return makeError("{} computation '{}' returns {} but {} needs {}", role,
                      callee.name(), callee.root()->shape().toString(), why,
                      result.toString());
   return Error::success();
@@ -99,26 +102,30 @@ std::vector<int64_t> keptDims(const std::vector<int64_t> &dims,
   return kept;
 }
 
-} // namespace
-
-Expected<Shape> inferAppliedReduce(const InferenceInput &in) {
+/// The N accumulators (scalars of the input dtypes) of a variadic reduce
+/// or reduce-window: N inputs of equal dimensions, N scalar init values of
+/// their dtypes, and a to_apply of 2N scalars (accumulators, then
+/// elements) returning the N accumulators.
+Expected<std::vector<Shape>> checkVariadicCombiner(const InferenceInput &in) {
+  std::string_view op = opcodeName(in.opcode);
   size_t count = in.operands.size();
   if (count % 2 != 0)
-    return makeError("reduce with to_apply takes N inputs then N init values "
+    return makeError("{} with to_apply takes N inputs then N init values "
                      "but has {} operands (an odd count)",
-                     count);
+                     op, count);
   size_t n = count / 2;
   for (size_t i = 0; i < count; ++i)
     if (Error e = requireArray(in, i))
       return e;
   const Shape &first = in.operands[0];
-  std::vector<Shape> accumulators, results;
+  std::vector<Shape> accumulators;
   for (size_t i = 0; i < n; ++i) {
     const Shape &input = in.operands[i];
     if (input.dims() != first.dims())
       return makeError("input {} has dimensions {} but input 0 has {} (the "
-                       "inputs of a reduce must have equal dimensions)",
-                       i, formatDims(input.dims()), formatDims(first.dims()));
+                       "inputs of a {} must have equal dimensions)",
+                       i, formatDims(input.dims()), formatDims(first.dims()),
+                       op);
     if (Error e = requireScalar(in, n + i, "init value"))
       return e;
     if (in.operands[n + i].dtype() != input.dtype())
@@ -127,9 +134,6 @@ Expected<Shape> inferAppliedReduce(const InferenceInput &in) {
                        input.toString());
     accumulators.push_back(Shape::scalar(input.dtype()));
   }
-  if (Error e = requireUniqueDims(in.attrs.dimensions, first.rank(),
-                                  "reduce dimension"))
-    return e;
   Expected<const Computation *> callee = requireOneCallee(in);
   if (!callee)
     return callee.takeError();
@@ -138,13 +142,45 @@ Expected<Shape> inferAppliedReduce(const InferenceInput &in) {
   std::vector<Shape> params = accumulators;
   params.insert(params.end(), accumulators.begin(), accumulators.end());
   Shape combined = n == 1 ? accumulators[0] : Shape::tuple(accumulators);
-  std::string why = fmt::format("a reduce of {} input{}", n, n == 1 ? "" : "s");
+  std::string why =
+      fmt::format("a {} of {} input{}", op, n, n == 1 ? "" : "s");
   if (Error e = requireSignature(**callee, params, combined, why))
     return e;
-  std::vector<int64_t> kept = keptDims(first.dims(), in.attrs.dimensions);
-  for (size_t i = 0; i < n; ++i)
-    results.push_back(Shape(in.operands[i].dtype(), kept));
-  return n == 1 ? results[0] : Shape::tuple(std::move(results));
+  return accumulators;
+}
+
+/// One array of `dims` per accumulator dtype: a tuple, or the one array.
+Shape variadicResult(const std::vector<Shape> &accumulators,
+                     const std::vector<int64_t> &dims) {
+  std::vector<Shape> results;
+  for (const Shape &accumulator : accumulators)
+    results.push_back(Shape(accumulator.dtype(), dims));
+  return results.size() == 1 ? results[0] : Shape::tuple(std::move(results));
+}
+
+} // namespace
+
+Expected<Shape> inferAppliedReduce(const InferenceInput &in) {
+  Expected<std::vector<Shape>> accumulators = checkVariadicCombiner(in);
+  if (!accumulators)
+    return accumulators.takeError();
+  const Shape &first = in.operands[0];
+  if (Error e = requireUniqueDims(in.attrs.dimensions, first.rank(),
+                                  "reduce dimension"))
+    return e;
+  return variadicResult(*accumulators,
+                        keptDims(first.dims(), in.attrs.dimensions));
+}
+
+Expected<Shape> inferAppliedReduceWindow(const InferenceInput &in) {
+  Expected<std::vector<Shape>> accumulators = checkVariadicCombiner(in);
+  if (!accumulators)
+    return accumulators.takeError();
+  Expected<std::vector<int64_t>> dims =
+      windowedDims(in.operands[0], in.attrs.window);
+  if (!dims)
+    return dims.takeError();
+  return variadicResult(*accumulators, *dims);
 }
 
 Expected<Shape> inferMap(const InferenceInput &in) {
@@ -182,6 +218,90 @@ Expected<Shape> inferMap(const InferenceInput &in) {
   if (Error e = requireSignature(**callee, params, root, why))
     return e;
   return Shape(root.dtype(), first.dims());
+}
+
+Error checkSortComparator(const InferenceInput &in) {
+  if (in.attrs.descending)
+    return makeError("sort with a to_apply comparator takes no "
+                     "descending=true (the comparator gives the order)");
+  Expected<const Computation *> callee = requireOneCallee(in);
+  if (!callee)
+    return callee.takeError();
+  if (Error e = requireScalarComputation(**callee))
+    return e;
+  std::vector<Shape> params;
+  for (const Shape &operand : in.operands) { // lhs, then rhs, per operand
+    params.push_back(Shape::scalar(operand.dtype()));
+    params.push_back(Shape::scalar(operand.dtype()));
+  }
+  std::string why = fmt::format("a comparator of a sort of {} operand{}",
+                                in.operands.size(),
+                                in.operands.size() == 1 ? "" : "s");
+  return requireSignature(**callee, params, Shape::scalar(DType::Pred), why);
+}
+
+namespace {
+
+/// select-and-scatter's window has no dilation (XLA's takes none).
+Error requireUndilatedWindow(const std::vector<WindowDim> &window) {
+  for (size_t i = 0; i < window.size(); ++i)
+    if (window[i].baseDilation != 1 || window[i].windowDilation != 1)
+      return makeError("window dimension {} has dilation (lhs_dilate {}, "
+                       "rhs_dilate {}) but select-and-scatter's window takes "
+                       "none",
+                       i, window[i].baseDilation, window[i].windowDilation);
+  return Error::success();
+}
+
+/// One of select-and-scatter's callees: scalars only, (T, T) -> `result`.
+Error requireWindowCallee(const Computation *callee, std::string_view role,
+                          DType type, const Shape &result) {
+  if (!callee || !callee->root())
+    return makeError("select-and-scatter has no {} computation", role);
+  if (Error e = requireScalarComputation(*callee, role))
+    return e;
+  Shape scalar = Shape::scalar(type);
+  return requireSignature(*callee, {scalar, scalar}, result,
+                          fmt::format("{} of select-and-scatter", role), role);
+}
+
+} // namespace
+
+Expected<Shape> inferSelectAndScatter(const InferenceInput &in) {
+  for (size_t i = 0; i < in.operands.size(); ++i)
+    if (Error e = requireArray(in, i))
+      return e;
+  const Shape &operand = in.operands[0], &source = in.operands[1];
+  if (Error e = requireScalar(in, 2, "init value"))
+    return e;
+  if (in.operands[2].dtype() != operand.dtype())
+    return makeError("init value is {} but the operand is {} (expected a "
+                     "scalar of its dtype)",
+                     in.operands[2].toString(), operand.toString());
+  if (source.dtype() != operand.dtype())
+    return makeError("source is {} but the operand is {} (the source "
+                     "scatters values of the operand's dtype)",
+                     source.toString(), operand.toString());
+  if (Error e = requireUndilatedWindow(in.attrs.window))
+    return e;
+  Expected<std::vector<int64_t>> dims = windowedDims(operand, in.attrs.window);
+  if (!dims)
+    return dims.takeError();
+  if (source.dims() != *dims)
+    return makeError("source has dimensions {} but the window over the "
+                     "operand gives {}",
+                     formatDims(source.dims()), formatDims(*dims));
+  if (in.called.size() != 2)
+    return makeError("select-and-scatter calls {} computations but needs "
+                     "two (select, scatter)",
+                     in.called.size());
+  if (Error e = requireWindowCallee(in.called[0], "select", operand.dtype(),
+                                    Shape::scalar(DType::Pred)))
+    return e;
+  if (Error e = requireWindowCallee(in.called[1], "scatter", operand.dtype(),
+                                    Shape::scalar(operand.dtype())))
+    return e;
+  return operand;
 }
 
 } // namespace kiln::ir::detail

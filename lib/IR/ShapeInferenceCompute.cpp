@@ -84,11 +84,8 @@ Expected<Shape> inferReduce(const InferenceInput &in) {
   return Shape(operand.dtype(), dimsWithout(operand, in.attrs.dimensions));
 }
 
-Expected<Shape> inferReduceWindow(const InferenceInput &in) {
-  if (Error e = checkReducer(in))
-    return e;
-  const Shape &operand = in.operands[0];
-  const std::vector<WindowDim> &window = in.attrs.window;
+Expected<std::vector<int64_t>>
+windowedDims(const Shape &operand, const std::vector<WindowDim> &window) {
   if (int64_t(window.size()) != operand.rank())
     return makeError("window has {} dimensions but the operand has rank {}",
                      window.size(), operand.rank());
@@ -99,7 +96,24 @@ Expected<Shape> inferReduceWindow(const InferenceInput &in) {
       return size.takeError();
     dims.push_back(*size);
   }
-  return Shape(operand.dtype(), std::move(dims));
+  return dims;
+}
+
+Expected<Shape> inferReduceWindow(const InferenceInput &in) {
+  if (!in.called.empty())
+    return inferAppliedReduceWindow(in);
+  if (in.operands.size() != 2)
+    return makeError("reduce-window with a reducer kind takes one input and "
+                     "one init value but has {} operands (several inputs "
+                     "need to_apply)",
+                     in.operands.size());
+  if (Error e = checkReducer(in))
+    return e;
+  const Shape &operand = in.operands[0];
+  Expected<std::vector<int64_t>> dims = windowedDims(operand, in.attrs.window);
+  if (!dims)
+    return dims.takeError();
+  return Shape(operand.dtype(), std::move(*dims));
 }
 
 /// The index dtype comes from the declared result shape.
@@ -282,8 +296,9 @@ Expected<Shape> inferConvolution(const InferenceInput &in) {
   return Shape(input.dtype(), std::move(dims));
 }
 
-/// Operand 0 holds the keys; the others are permuted alongside and may have
-/// any dtype but must have the keys' dimensions.
+/// Operands of any dtypes with the dimensions of operand 0, sorted together.
+/// Without a comparator operand 0 holds the keys and the others are
+/// permuted alongside.
 Expected<Shape> inferSort(const InferenceInput &in) {
   for (size_t i = 0; i < in.operands.size(); ++i)
     if (Error e = requireArray(in, i))
@@ -299,6 +314,9 @@ Expected<Shape> inferSort(const InferenceInput &in) {
                        "have {}",
                        i, formatDims(in.operands[i].dims()),
                        formatDims(keys.dims()));
+  if (!in.called.empty())
+    if (Error e = checkSortComparator(in))
+      return e;
   if (in.operands.size() == 1)
     return keys;
   return Shape::tuple(in.operands);

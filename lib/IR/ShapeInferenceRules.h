@@ -37,7 +37,14 @@ Expected<Shape> inferConditional(const InferenceInput &in);
 Expected<Shape> inferCall(const InferenceInput &in);
 /// reduce with a to_apply computation (ShapeInferenceApplied.cpp).
 Expected<Shape> inferAppliedReduce(const InferenceInput &in);
+Expected<Shape> inferAppliedReduceWindow(const InferenceInput &in);
+/// select-and-scatter: operand, source of the window's output dimensions,
+/// init; select (T, T) -> pred[], scatter (T, T) -> T.
+Expected<Shape> inferSelectAndScatter(const InferenceInput &in);
 Expected<Shape> inferMap(const InferenceInput &in);
+/// sort's to_apply comparator: 2N scalar parameters (lhs then rhs of each
+/// operand, of its dtype), a pred[] root.
+Error checkSortComparator(const InferenceInput &in);
 
 /// opcodeName, or "unknown" for a value outside Opcodes.def (a corrupted
 /// instruction must still produce a message, not an out-of-bounds read).
@@ -79,6 +86,10 @@ Error checkDeclaredArray(const InferenceInput &in);
 /// base-dilated input); validates the window's fields. `i` names the dim.
 Expected<int64_t> windowOutputSize(int64_t inputSize, const WindowDim &window,
                                    size_t i);
+/// The result dimensions of a window over `operand` (reduce-window), one
+/// window dimension per operand dimension (ShapeInferenceCompute.cpp).
+Expected<std::vector<int64_t>>
+windowedDims(const Shape &operand, const std::vector<WindowDim> &window);
 
 // Rules, grouped by the file that implements them.
 // ShapeInference.cpp

@@ -47,6 +47,7 @@ bool mayHaveTupleShape(Opcode opcode) {
   case Opcode::Sort:
   case Opcode::TopK:
   case Opcode::Reduce: // N > 1 inputs with to_apply
+  case Opcode::ReduceWindow:
   case Opcode::GetTupleElement: // of a nested tuple
   case Opcode::Fusion:
   case Opcode::Parameter: // loop state and branch operands come in tuples
@@ -90,7 +91,8 @@ Error checkCallees(const Computation &computation,
     return callees.empty()
                ? Error::success()
                : makeError("{}only fusion, while, conditional, call, "
-                           "reduce, map and scatter may call a computation",
+                           "reduce, reduce-window, map, scatter, sort and "
+                           "select-and-scatter may call a computation",
                            where(computation, instruction));
   const Module *module = computation.parent();
   std::vector<Computation *> all;
@@ -117,8 +119,9 @@ Error checkShape(const Computation &computation,
                  const Instruction &instruction) {
   if (instruction.shape().isTuple() && !mayHaveTupleShape(instruction.opcode()))
     return makeError("{}has tuple shape {} but only parameter, tuple, sort, "
-                     "top-k, reduce, get-tuple-element, fusion, while, "
-                     "conditional, call and scatter may have tuple shapes",
+                     "top-k, reduce, reduce-window, get-tuple-element, "
+                     "fusion, while, conditional, call and scatter may have "
+                     "tuple shapes",
                      where(computation, instruction),
                      instruction.shape().toString());
   Expected<Shape> inferred = inferShape(instruction);

@@ -105,9 +105,11 @@ bool movesDataOnly(const Instruction *value) {
 std::optional<ir::FusionKind> rootKind(const Instruction *value) {
   if (value->shape().isTuple())
     return std::nullopt;
-  // A reduce applying a to_apply computation stays unfused: its emitter
-  // inlines the callee per element and reads its inputs from buffers.
-  if (value->opcode() == Opcode::Reduce &&
+  // A reduce or reduce-window applying a to_apply computation stays
+  // unfused: its emitter inlines the callee per element and reads its
+  // inputs from buffers.
+  if ((value->opcode() == Opcode::Reduce ||
+       value->opcode() == Opcode::ReduceWindow) &&
       !value->calledComputations().empty())
     return std::nullopt;
   if (value->opcode() == Opcode::Reduce ||

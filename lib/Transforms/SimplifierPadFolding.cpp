@@ -159,6 +159,8 @@ bool sameConstant(const Instruction &a, const Instruction &b) {
 /// reduce-window(pad(x, v), v) -> reduce-window(x, v) with the pad's edges
 /// added to the window padding (which pads with the init value).
 Instruction *foldPadIntoReduceWindow(Instruction &reduceWindow) {
+  if (!reduceWindow.calledComputations().empty())
+    return nullptr; // a to_apply is no reducer kind with an identity
   Instruction *pad = reduceWindow.operand(0);
   Instruction *init = reduceWindow.operand(1);
   if (pad->opcode() != Opcode::Pad || !isEdgePadding(*pad) ||

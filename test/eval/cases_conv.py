@@ -149,14 +149,11 @@ def stable_order(keys, axis, descending):
     return np.moveaxis(order, -1, axis)
 
 
-def sort_case(name, arrays, axis, descending):
-    case = Case(name, ["sort"])
+def expect_sorted(case, arrays, axis, order, attrs):
+    """sort(arrays) with `attrs`; expects every operand permuted by `order`
+    (positions along `axis`)."""
     params = [case.param(a) for a in arrays]
-    order = stable_order(arrays[0], axis, descending)
     expected = [np.take_along_axis(a, order, axis) for a in arrays]
-    attrs = f"dimensions={{{axis}}}"
-    if descending:
-        attrs += ", descending=true"
     if len(arrays) == 1:
         case.expect(case.op(array_type(expected[0]), "sort", params, attrs),
                     expected[0])
@@ -168,6 +165,14 @@ def sort_case(name, arrays, axis, descending):
         case.expect(case.op(array_type(e), "get-tuple-element", [t],
                             f"index={i}"), e)
     return case
+
+
+def sort_case(name, arrays, axis, descending):
+    attrs = f"dimensions={{{axis}}}"
+    if descending:
+        attrs += ", descending=true"
+    return expect_sorted(Case(name, ["sort"]), arrays, axis,
+                         stable_order(arrays[0], axis, descending), attrs)
 
 
 def ordering_cases(rng):

@@ -28,7 +28,10 @@ import cases_compute  # noqa: E402
 import cases_control  # noqa: E402
 import cases_elementwise  # noqa: E402
 import cases_scatter  # noqa: E402
+import cases_select_and_scatter  # noqa: E402
+import cases_sort_comparator  # noqa: E402
 import cases_structure  # noqa: E402
+import cases_window_apply  # noqa: E402
 from evalcase import module_text  # noqa: E402
 
 BATCH = 60
@@ -122,7 +125,9 @@ def main():
     cases = (cases_elementwise.cases(rng) + cases_structure.cases(rng) +
              cases_compute.cases(rng) + cases_control.cases(rng) +
              cases_bits_random.cases(rng) + cases_applied.cases(rng) +
-             cases_scatter.cases(rng))
+             cases_scatter.cases(rng) + cases_sort_comparator.cases(rng) +
+             cases_window_apply.cases(rng) +
+             cases_select_and_scatter.cases(rng))
     covered = set().union(*(case.opcodes for case in cases))
     missing = [op for op in opcode_spellings(args.opcodes_def) if op not in covered]
     cases = [c for c in cases if args.filter in c.name]

@@ -40,11 +40,12 @@ struct Cases {
     CHECK(result->toString() == expected.toString());
   }
   void expectCalls(Opcode opcode, std::vector<Shape> operands,
-                   std::vector<const Computation *> called, Shape expected) {
+                   std::vector<const Computation *> called, Shape expected,
+                   const Attributes &attrs = Attributes()) {
     INFO("opcode " << opcodeName(opcode));
     covered.insert(opcode);
     Expected<Shape> result =
-        inferShape(opcode, operands, Attributes(), Shape(), called);
+        inferShape(opcode, operands, attrs, Shape(), called);
     if (!result)
       FAIL(result.errorMessage());
     CHECK(result->toString() == expected.toString());
@@ -280,6 +281,23 @@ static void structureCases(Cases &cases) {
                Shape(), f32({2, 3}), scalarMax);
   cases.expect(Opcode::Reduce, {f32({2, 3}), f32({})}, withDims({1}), Shape(),
                f32({2}), scalarMax);
+  Attributes pool;
+  pool.window = {window(2, 2), window(2, 2)};
+  cases.expect(Opcode::ReduceWindow, {f32({4, 6}), f32({})}, pool, Shape(),
+               f32({2, 3}), scalarMax);
+
+  // sort's comparator and select-and-scatter's select: (f32, f32) -> pred.
+  Computation *scalarLess = module.addComputation("scalar_less");
+  Instruction *la = scalarLess->addParameter(0, f32({}));
+  Instruction *lb = scalarLess->addParameter(1, f32({}));
+  Attributes less;
+  less.direction = ComparisonDirection::LT;
+  scalarLess->setRoot(scalarLess->add(Opcode::Compare, pred({}), {la, lb}, less));
+  cases.expect(Opcode::Sort, {f32({3, 4})}, withDims({1}), Shape(),
+               f32({3, 4}), scalarLess);
+  cases.expectCalls(Opcode::SelectAndScatter,
+                    {f32({4, 6}), f32({2, 3}), f32({})},
+                    {scalarLess, scalarMax}, f32({4, 6}), pool);
 
   // A loop over (s32[], f32[2]): condition i < 3, body the identity.
   Shape state = Shape::tuple({s32({}), f32({2})});

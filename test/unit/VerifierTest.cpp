@@ -193,7 +193,8 @@ TEST_CASE("verifier checks structure", "[verifier]") {
     t.main->setRoot(n);
     CHECK_THAT(t.verify(),
                Catch::Contains("instruction 'n' (negate): only fusion, while, "
-                               "conditional, call, reduce, map and scatter "
+                               "conditional, call, reduce, reduce-window, "
+                               "map, scatter, sort and select-and-scatter "
                                "may call a computation"));
   }
 }

@@ -8,8 +8,8 @@
 // A computation is called in one context: Sequential (a while's condition
 // or body, a conditional's branch, a call's callee: run whole, with buffers
 // of its own), Fused (a fusion's computation: inlined into the caller's
-// kernel) or Embedded (a reduce's or map's to_apply: scalars only, inlined per
-// element by the caller's emitter). build() refuses cycles, calls of the entry, a computation used in
+// kernel) or Embedded (the to_apply of reduce, map or scatter, or sort's
+// comparator: scalars only, inlined per element by the caller's emitter). build() refuses cycles, calls of the entry, a computation used in
 // both contexts, and nesting deeper than the walkers allow.
 //
 //===----------------------------------------------------------------------===//
@@ -29,7 +29,7 @@ enum class CallContext {
   Entry,      ///< the module's entry
   Sequential, ///< run whole by while, conditional or call
   Fused,      ///< inlined into a fusion's kernel
-  Embedded,   ///< scalars applied per element (reduce's/map's to_apply)
+  Embedded,   ///< scalars applied per element (to_apply, sort's comparator)
   Uncalled    ///< nothing calls it (dead; removed by dead code elimination)
 };
 

@@ -109,8 +109,9 @@ bool isElementalInFusion(Opcode opcode);
 /// How many computations an instruction of `opcode` calls
 /// (Instruction::calledComputations): 0 for most opcodes; 1 for fusion,
 /// call and scatter (its scalar combiner, inlined per element); 2 for while
-/// (condition, then body); -1 for conditional, which calls one per branch (at
-/// least one).
+/// (condition, then body) and select-and-scatter (select, then scatter); -1 for conditional, which calls one per branch (at
+/// least one), reduce and reduce-window (a to_apply, or none with a reducer
+/// kind) and sort (its comparator, or none with descending=).
 int calleeCount(Opcode opcode);
 
 /// Whether `opcode` runs its callees as whole computations, one call at a
@@ -119,7 +120,8 @@ int calleeCount(Opcode opcode);
 bool callsSequentially(Opcode opcode);
 
 /// Whether `opcode` applies its callee (a computation of scalars) to
-/// elements: reduce with to_apply, map. The caller's emitter inlines the callee's
+/// elements: reduce and reduce-window with to_apply, map, scatter's
+/// combiner, sort's comparator, select-and-scatter's select and scatter. The caller's emitter inlines the callee's
 /// scalar instructions per element; it gets no buffers or kernels of its own.
 bool appliesPerElement(Opcode opcode);
 
