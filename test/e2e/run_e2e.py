@@ -56,6 +56,15 @@ FLAVOURS = {
                ['-static'], ['qemu-arm', '-cpu']),
     'riscv64': ('riscv64-linux-gnu', ['riscv64-linux-gnu-gcc'], ['-static'],
                 ['qemu-riscv64', '-cpu']),
+    # Cortex-M4F code (Thumb-2, single-precision VFPv4, eabihf) linked into
+    # an armhf Linux program: qemu-arm's user mode has no M-profile CPU, and
+    # a Cortex-A7 executes the M4's instruction set (not ARMv8's: code
+    # beyond it would fault). lld links it (GNU ld refuses to merge M- and
+    # A-profile objects). The bare-metal board run is the Cortex-M sample's.
+    'cortex-m4': ('thumbv7em-none-eabihf',
+                  ['clang-19', '--target=arm-linux-gnueabihf',
+                   '-march=armv7-a', '-mfloat-abi=hard'],
+                  ['-static', '-fuse-ld=lld'], ['qemu-arm', '-cpu']),
     # Android armeabi-v7a without Android's libc (there is no NDK here):
     # driver.c on freestanding/libc.c, static, 64-bit division from libgcc.
     'android-v7a': ('armv7-none-linux-androideabi21', ANDROID_CC,
@@ -70,6 +79,7 @@ FLAVOURS = {
 # RISC-V code with +v is run with --qemu-cpu rv64,v=true,vlen=N instead.
 QEMU_CPUS = {
     'android-v7a': {'': 'cortex-a9', 'generic': 'cortex-a9'},
+    'cortex-m4': {'': 'cortex-a7', 'cortex-m4': 'cortex-a7'},
     'armv7a': {'': 'cortex-a7', 'cortex-a7': 'cortex-a7',
                'generic': 'cortex-a9', 'cortex-a9': 'cortex-a9',
                'cortex-a15': 'cortex-a15', 'arm1176jzf-s': 'arm1176'},
@@ -83,6 +93,7 @@ QEMU_CPUS = {
 RUNTIME_SYMBOLS = {
     'armv7a': re.compile(r'__aeabi_\w+'),
     'android-v7a': re.compile(r'__aeabi_\w+'),
+    'cortex-m4': re.compile(r'__aeabi_\w+'),
     'riscv64': re.compile(r'__(mul|div|mod|udiv|umod)di3'),
 }
 
