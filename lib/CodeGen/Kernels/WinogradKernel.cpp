@@ -81,7 +81,7 @@ std::vector<double> transformedWeights(const Instruction &conv,
 /// The tile's (batch, tile row, tile column) for linear tile index `tile`.
 std::vector<Value *> tileCoordinates(EmitterContext &ctx,
                                      const WinogradLayout &l, Value *tile) {
-  return splitIndex(ctx, tile, {0, l.plan.tilesH, l.plan.tilesW});
+  return ctx.delinearize(tile, {0, l.plan.tilesH, l.plan.tilesW});
 }
 
 /// Step 1 for tile `i` of the block starting at tile `tile0`.
