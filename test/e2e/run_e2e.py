@@ -73,7 +73,7 @@ FLAVOURS = {
     'cortex-m4': ('thumbv7em-none-eabihf',
                   ['clang-19', '--target=arm-linux-gnueabihf',
                    '-march=armv7-a', '-mfloat-abi=hard'],
-                  ['-static', '-fuse-ld=lld'], ['qemu-arm', '-cpu']),
+                  ['-static', '-fuse-ld=lld', '-lm'], ['qemu-arm', '-cpu']),
     # Android armeabi-v7a without Android's libc (there is no NDK here):
     # driver.c on freestanding/libc.c, static, 64-bit division from libgcc.
     'android-v7a': ('armv7-none-linux-androideabi21', ANDROID_CC,
