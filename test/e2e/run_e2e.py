@@ -84,14 +84,16 @@ FLAVOURS = {
 }
 
 # The qemu CPU that runs each kiln --cpu ('' = the triple's default CPU):
-# the VFPv3-D16 baseline (generic) on a Cortex-A9, ARMv6 on an ARM1176.
+# the VFPv3-D16 baseline (generic) on a Cortex-A9. ARMv6 (arm1176jzf-s) code
+# is not run: Debian's armhf libc and libgcc, which the driver and the
+# run-time helpers come from, are ARMv7 code an ARM1176 cannot execute.
 # RISC-V code with +v is run with --qemu-cpu rv64,v=true,vlen=N instead.
 QEMU_CPUS = {
     'android-v7a': {'': 'cortex-a9', 'generic': 'cortex-a9'},
     'cortex-m4': {'': 'cortex-a7', 'cortex-m4': 'cortex-a7'},
     'armv7a': {'': 'cortex-a7', 'cortex-a7': 'cortex-a7',
                'generic': 'cortex-a9', 'cortex-a9': 'cortex-a9',
-               'cortex-a15': 'cortex-a15', 'arm1176jzf-s': 'arm1176'},
+               'cortex-a15': 'cortex-a15'},
     'riscv64': {'': 'rv64', 'generic-rv64': 'rv64'},
 }
 
