@@ -17,8 +17,10 @@ install(EXPORT kilnTargets NAMESPACE kiln:: DESTINATION ${KILN_PACKAGE_DIR})
 configure_package_config_file(${CMAKE_CURRENT_LIST_DIR}/kilnConfig.cmake.in
   ${CMAKE_CURRENT_BINARY_DIR}/kilnConfig.cmake INSTALL_DESTINATION ${KILN_PACKAGE_DIR})
 # kiln is 0.x: a newer minor version may change the ABI, so only the same
-# major.minor satisfies a request. ARCH_INDEPENDENT: the package is a host tool
-# and headers, so a project for a 32-bit target (a Cortex-M) finds it too.
+# major.minor satisfies a request.
+# ARCH_INDEPENDENT: the package is a host tool and a header-only runtime, so
+# a consumer cross-compiling for a 32-bit target (armhf, Cortex-M) finds it
+# too; without it CMake rejects a 64-bit build's package there.
 write_basic_package_version_file(${CMAKE_CURRENT_BINARY_DIR}/kilnConfigVersion.cmake
   COMPATIBILITY SameMinorVersion ARCH_INDEPENDENT)
 install(FILES ${CMAKE_CURRENT_BINARY_DIR}/kilnConfig.cmake

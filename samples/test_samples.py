@@ -9,8 +9,8 @@
                  (test/models/fmnist/torch_outputs.npz); kiln reruns exactly when the model,
                  the flags or kiln change
   toolchain-triple  the --target kiln_add_model takes from a toolchain file without TARGET
-  embedded-c     samples/embedded-c for --arch x86_64 or aarch64 (toolchain file, run under
-                 qemu-aarch64): no object calls malloc/free, the arena is static, the weights
+  embedded-c     samples/embedded-c for --arch x86_64, aarch64 or armv7a (toolchain file, run
+                 under qemu-aarch64 / qemu-arm on a Cortex-A7): no object calls malloc/free, the arena is static, the weights
                  are read-only, and the detected face matches BlazeFace run by TensorFlow.js
                  (decoded here in NumPy) and the face marked by hand in face_annotation.json
 
@@ -257,8 +257,18 @@ def test_toolchain_triple(args):
 
 # --- embedded-c --------------------------------------------------------------------------------
 
+# Per cross --arch: the toolchain file, the model's --cpu, the emulator and binutils' prefix.
+CROSS = {
+    'aarch64': ('toolchain-aarch64.cmake', 'cortex-a53', ['qemu-aarch64'],
+                'aarch64-linux-gnu-'),
+    # 32-bit ARM: pointers and size_t are 32 bits; NEON and VFPv4 from the Cortex-A7.
+    'armv7a': ('toolchain-armhf.cmake', 'cortex-a7', ['qemu-arm', '-cpu', 'cortex-a7'],
+               'arm-linux-gnueabihf-'),
+}
+
+
 def nm(arch, *args):
-    tool = 'aarch64-linux-gnu-nm' if arch == 'aarch64' else 'nm'
+    tool = CROSS[arch][3] + 'nm' if arch in CROSS else 'nm'
     return run([tool, *args])
 
 
@@ -428,10 +438,10 @@ def test_embedded_c(args):
     build_dir = os.path.join(work, 'build')
     options = [f'-DBLAZEFACE_MODEL={model}']
     runner = []
-    if args.arch == 'aarch64':
-        options += [f'-DCMAKE_TOOLCHAIN_FILE={source}/toolchain-aarch64.cmake',
-                    '-DBLAZEFACE_CPU=cortex-a53']
-        runner = ['qemu-aarch64']  # statically linked: no sysroot needed
+    if args.arch in CROSS:
+        toolchain, cpu, runner, _ = CROSS[args.arch]
+        options += [f'-DCMAKE_TOOLCHAIN_FILE={source}/{toolchain}', f'-DBLAZEFACE_CPU={cpu}']
+        # statically linked: the emulator needs no sysroot
     configure(source, build_dir, args.prefix, *options)
     build(build_dir, expect_kiln=True)
     check_no_heap(args.arch, build_dir)
@@ -462,7 +472,7 @@ def main():
     parser.add_argument('--prefix', required=True, help='where kiln is (to be) installed')
     parser.add_argument('--work', help='scratch directory, emptied first')
     parser.add_argument('--build-dir', help='install: kiln\'s build directory')
-    parser.add_argument('--arch', choices=['x86_64', 'aarch64'], default='x86_64')
+    parser.add_argument('--arch', choices=['x86_64', 'aarch64', 'armv7a'], default='x86_64')
     args = parser.parse_args()
     if args.command == 'install' and not args.build_dir:
         parser.error('install needs --build-dir')

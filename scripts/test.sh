@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds kiln and runs every test: the full ctest suite in ./build (warnings
 # in kiln's own code are errors there); the compiler in Release as a user
-# builds it (./build-release), compiling a sample for the host and AArch64;
+# builds it (./build-release), compiling a sample for the host, AArch64 and a
+# Cortex-M4;
 # then, under
 # AddressSanitizer + UndefinedBehaviorSanitizer in ./build-sanitize, the unit,
 # lit and evaluator-vs-NumPy tests, every real and conformance model imported
@@ -38,6 +39,8 @@ release_out=$(mktemp -d)
 build-release/tools/kiln/kiln compile samples/hlo/tiny_mlp.hlo -o "$release_out/tiny_mlp"
 build-release/tools/kiln/kiln compile samples/hlo/tiny_mlp.hlo --target aarch64-linux-gnu \
   --cpu cortex-a72 -o "$release_out/tiny_mlp_arm"
+build-release/tools/kiln/kiln compile samples/hlo/tiny_mlp.hlo --target thumbv7em-none-eabihf \
+  -o "$release_out/tiny_mlp_m4"
 rm -rf "$release_out"
 
 echo "== build with ASan + UBSan and the libFuzzer targets (./build-sanitize, clang 19)"

@@ -218,7 +218,9 @@ public:
   /// Row-major linear index of `indices` in `dims`.
   llvm::Value *linearIndex(llvm::ArrayRef<llvm::Value *> indices,
                            llvm::ArrayRef<int64_t> dims);
-  /// Inverse of linearIndex.
+  /// Inverse of linearIndex. dims[0] <= 0: the outermost extent is not
+  /// known (the index there is not bounded by it). On 32-bit targets the
+  /// divisions are 32-bit when the product of dims allows (LoopEmitter.cpp).
   std::vector<llvm::Value *> delinearize(llvm::Value *linear,
                                          llvm::ArrayRef<int64_t> dims);
 

@@ -102,13 +102,42 @@ Value *EmitterContext::linearIndex(llvm::ArrayRef<Value *> indices,
   return linear;
 }
 
+/// Whether a linear index below the product of `dims` may be divided in
+/// 32 bits: on targets with 32-bit pointers, where an i64 division is a
+/// run-time library call (__aeabi_uldivmod on ARM) in the middle of a loop.
+/// dims[0] <= 0 means the outermost extent is not known: no bound.
+static bool dividesIn32Bits(const llvm::Module &module,
+                            llvm::ArrayRef<int64_t> dims) {
+  if (module.getDataLayout().getPointerSizeInBits() > 32 || dims.empty() ||
+      dims.front() <= 0)
+    return false;
+  // Below 2^31: room for a tile's rows past the end (kernels' tails).
+  int64_t bound = 1;
+  for (int64_t dim : dims) {
+    if (dim > (int64_t(1) << 31) / bound)
+      return false;
+    bound *= dim;
+  }
+  return true;
+}
+
 std::vector<Value *> EmitterContext::delinearize(Value *linear,
                                                  llvm::ArrayRef<int64_t> dims) {
+  bool narrow = dividesIn32Bits(module_, dims);
+  // `linear` may be a vector of indices: narrow and widen lane-wise.
+  Value *x = narrow ? builder_.CreateTrunc(
+                          linear, linear->getType()->getWithNewBitWidth(32))
+                    : linear;
+  auto constant = [&](int64_t value) {
+    return llvm::ConstantInt::get(x->getType(), value);
+  };
   std::vector<Value *> indices(dims.size());
   int64_t stride = 1;
   for (size_t d = dims.size(); d-- > 0;) {
-    Value *q = stride == 1 ? linear : builder_.CreateUDiv(linear, i64(stride));
-    indices[d] = d == 0 ? q : builder_.CreateURem(q, i64(dims[d]));
+    Value *q = stride == 1 ? x : builder_.CreateUDiv(x, constant(stride));
+    indices[d] = d == 0 ? q : builder_.CreateURem(q, constant(dims[d]));
+    if (narrow)
+      indices[d] = builder_.CreateZExt(indices[d], linear->getType());
     stride *= dims[d];
   }
   return indices;

@@ -3,12 +3,13 @@
 # compiles the training step and the classifier with kiln, links them into
 # train.cpp, trains 1000 steps on Fashion-MNIST and checks the test accuracy.
 #
-#   run.sh --kiln PATH --work DIR [--arch x86_64|aarch64] [--data DIR]
+#   run.sh --kiln PATH --work DIR [--arch x86_64|aarch64|armv7a] [--data DIR]
 #          [--steps N] [--min-accuracy A] [--same-as FILE]
 #
 # x86_64 runs natively (zlib reads the .gz files); aarch64 is cross-compiled
-# with aarch64-linux-gnu-g++ -static and run under qemu-aarch64 on
-# decompressed copies of the data. The accuracy is written to
+# with aarch64-linux-gnu-g++ -static and run under qemu-aarch64, armv7a (32-bit
+# ARM Linux, Cortex-A7) with arm-linux-gnueabihf-g++ -static under qemu-arm,
+# both on decompressed copies of the data. The accuracy is written to
 # WORK/ARCH/accuracy; --same-as FILE requires it to equal the one in FILE
 # (the host's), since both runs do the same arithmetic in the same order up
 # to rounding.
@@ -35,6 +36,14 @@ done
 
 out="$work/$arch"
 rm -rf "$out" && mkdir -p "$out"
+# No zlib for the cross targets on the build machine: decompress on the host.
+decompressed_data() {
+  mkdir -p "$out/data"
+  for f in "$data"/*-ubyte.gz; do
+    gzip -dc "$f" > "$out/data/$(basename "$f" .gz)"
+  done
+  echo "$out/data"
+}
 case "$arch" in
   x86_64)
     target=(--target x86_64-linux-gnu)
@@ -47,12 +56,13 @@ case "$arch" in
     cxx=(aarch64-linux-gnu-g++ -static)
     libs=()
     runner=(qemu-aarch64 -L /usr/aarch64-linux-gnu)
-    # No zlib for the target on the build machine: decompress on the host.
-    datadir="$out/data"
-    mkdir -p "$datadir"
-    for f in "$data"/*-ubyte.gz; do
-      gzip -dc "$f" > "$datadir/$(basename "$f" .gz)"
-    done ;;
+    datadir=$(decompressed_data) ;;
+  armv7a)
+    target=(--target armv7a-linux-gnueabihf --cpu cortex-a7)
+    cxx=(arm-linux-gnueabihf-g++ -static)
+    libs=()
+    runner=(qemu-arm -cpu cortex-a7)
+    datadir=$(decompressed_data) ;;
   *) echo "run.sh: unknown --arch '$arch'" >&2; exit 2 ;;
 esac
 

@@ -19,6 +19,15 @@ transcendental approximations differ from the evaluator's libm by a few ulps),
 float16 1e-2/1e-2, and bfloat16 is only ever checked after a convert to f32
 (numpy has no bfloat16) with the case's own tol directive. Integers and bool
 are exact. NaN must match NaN, infinities must match exactly.
+
+The same tolerances hold whether the target fuses multiply-adds (AArch64,
+x86 FMA3, ARM VFPv4, RISC-V) or not (SSE2, ARM VFPv3): the products of a
+fused step are exact and an unfused step rounds once more, a relative 2^-24
+per accumulation, far inside rtol for the sweep's contractions. 32-bit ARM's
+NEON flushes subnormals to zero (always, whatever the FPSCR says): on the
+flavours in FLUSHES_SUBNORMALS, a float32 result the evaluator gives as a
+subnormal may be zero (or another subnormal) instead; everything else is
+compared as on every target.
 """
 import argparse
 import concurrent.futures
@@ -56,6 +65,15 @@ FLAVOURS = {
                ['-static'], ['qemu-arm', '-cpu']),
     'riscv64': ('riscv64-linux-gnu', ['riscv64-linux-gnu-gcc'], ['-static'],
                 ['qemu-riscv64', '-cpu']),
+    # Cortex-M4F code (Thumb-2, single-precision VFPv4, eabihf) linked into
+    # an armhf Linux program: qemu-arm's user mode has no M-profile CPU, and
+    # a Cortex-A7 executes the M4's instruction set (not ARMv8's: code
+    # beyond it would fault). lld links it (GNU ld refuses to merge M- and
+    # A-profile objects). The bare-metal board run is the Cortex-M sample's.
+    'cortex-m4': ('thumbv7em-none-eabihf',
+                  ['clang-19', '--target=arm-linux-gnueabihf',
+                   '-march=armv7-a', '-mfloat-abi=hard'],
+                  ['-static', '-fuse-ld=lld', '-lm'], ['qemu-arm', '-cpu']),
     # Android armeabi-v7a without Android's libc (there is no NDK here):
     # driver.c on freestanding/libc.c, static, 64-bit division from libgcc.
     'android-v7a': ('armv7-none-linux-androideabi21', ANDROID_CC,
@@ -66,13 +84,16 @@ FLAVOURS = {
 }
 
 # The qemu CPU that runs each kiln --cpu ('' = the triple's default CPU):
-# the VFPv3-D16 baseline (generic) on a Cortex-A9, ARMv6 on an ARM1176.
+# the VFPv3-D16 baseline (generic) on a Cortex-A9. ARMv6 (arm1176jzf-s) code
+# is not run: Debian's armhf libc and libgcc, which the driver and the
+# run-time helpers come from, are ARMv7 code an ARM1176 cannot execute.
 # RISC-V code with +v is run with --qemu-cpu rv64,v=true,vlen=N instead.
 QEMU_CPUS = {
     'android-v7a': {'': 'cortex-a9', 'generic': 'cortex-a9'},
+    'cortex-m4': {'': 'cortex-a7', 'cortex-m4': 'cortex-a7'},
     'armv7a': {'': 'cortex-a7', 'cortex-a7': 'cortex-a7',
                'generic': 'cortex-a9', 'cortex-a9': 'cortex-a9',
-               'cortex-a15': 'cortex-a15', 'arm1176jzf-s': 'arm1176'},
+               'cortex-a15': 'cortex-a15'},
     'riscv64': {'': 'rv64', 'generic-rv64': 'rv64'},
 }
 
@@ -83,6 +104,8 @@ QEMU_CPUS = {
 RUNTIME_SYMBOLS = {
     'armv7a': re.compile(r'__aeabi_\w+'),
     'android-v7a': re.compile(r'__aeabi_\w+'),
+    # f64 square roots on a single-precision FPU are libm's sqrt.
+    'cortex-m4': re.compile(r'__aeabi_\w+|sqrt'),
     'riscv64': re.compile(r'__(mul|div|mod|udiv|umod)di3'),
 }
 
@@ -224,7 +247,11 @@ def write_table(path, name, manifest):
         f.write('\n'.join(lines) + '\n')
 
 
-def compare(name, got, want, tol):
+# Flavours whose vector unit flushes float32 subnormals to zero (ARMv7 NEON).
+FLUSHES_SUBNORMALS = {'armv7a', 'android-v7a'}
+
+
+def compare(name, got, want, tol, flush_subnormals=False):
     if got.shape != want.shape or got.dtype != want.dtype:
         raise CaseError(f'{name}: got {got.dtype}{list(got.shape)}, reference '
                         f'{want.dtype}{list(want.shape)}')
@@ -235,6 +262,9 @@ def compare(name, got, want, tol):
         g = got.reshape(-1).astype(np.float64)
         w = want.reshape(-1).astype(np.float64)
         close = np.isclose(g, w, rtol=rtol, atol=atol, equal_nan=True)
+        if flush_subnormals and got.dtype == np.float32:
+            tiny = float(np.finfo(np.float32).tiny)
+            close |= (np.abs(w) < tiny) & (np.abs(g) < tiny)
         inf = np.isinf(w) | np.isinf(g)
         close[inf] = g[inf] == w[inf]
         bad = np.flatnonzero(~close)
@@ -334,7 +364,8 @@ class Harness:
             want = np.load(os.path.join(work, 'ref', fetch_file_name(res['name'], used)))
             got = np.fromfile(result_files[i], dtype=np.dtype(res['dtype']))
             got = got.reshape(res['shape'])
-            compare(f'result {i} ({res["name"]})', got, want, directives['tol'])
+            compare(f'result {i} ({res["name"]})', got, want, directives['tol'],
+                    self.opts.arch in FLUSHES_SUBNORMALS)
         if not self.opts.keep:
             shutil.rmtree(work, ignore_errors=True)
 

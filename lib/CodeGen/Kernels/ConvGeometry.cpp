@@ -73,19 +73,4 @@ InputPosition inputPosition(EmitterContext &ctx, const ir::WindowDim &window,
   return {b.CreateSDiv(pos, step), valid};
 }
 
-std::vector<Value *> splitIndex(EmitterContext &ctx, Value *linear,
-                                const std::vector<int64_t> &sizes) {
-  llvm::IRBuilder<> &b = ctx.builder();
-  std::vector<Value *> indices(sizes.size());
-  for (size_t d = sizes.size(); d-- > 0;) {
-    if (d == 0) {
-      indices[d] = linear;
-      break;
-    }
-    indices[d] = b.CreateURem(linear, ctx.i64(sizes[d]));
-    linear = b.CreateUDiv(linear, ctx.i64(sizes[d]));
-  }
-  return indices;
-}
-
 } // namespace kiln::codegen::kernels

@@ -27,6 +27,14 @@ struct ConvGeometry {
   std::vector<ir::WindowDim> window;
   int64_t taps = 1;   // product of kernelSizes
   int64_t pixels = 0; // batch * product of outSizes (rows of the output)
+
+  /// The batch (pixels / product of outSizes); 0 for an empty output.
+  int64_t batch() const {
+    int64_t perImage = 1;
+    for (int64_t size : outSizes)
+      perImage *= size;
+    return perImage > 0 ? pixels / perImage : 0;
+  }
 };
 
 /// The geometry when the layout fits (see above), else nullopt.
@@ -45,10 +53,6 @@ struct InputPosition {
 };
 InputPosition inputPosition(EmitterContext &ctx, const ir::WindowDim &window,
                             int64_t inSize, llvm::Value *out, llvm::Value *tap);
-
-/// Splits `linear` into row-major indices over `sizes`.
-std::vector<llvm::Value *> splitIndex(EmitterContext &ctx, llvm::Value *linear,
-                                      const std::vector<int64_t> &sizes);
 
 } // namespace kiln::codegen::kernels
 

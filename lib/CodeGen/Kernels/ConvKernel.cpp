@@ -42,7 +42,7 @@ public:
   std::vector<Value *> rows(EmitterContext &ctx, Value *, int64_t count,
                             Value *segment) const override {
     llvm::IRBuilder<> &b = ctx.builder();
-    std::vector<Value *> tap = splitIndex(ctx, segment, g_.kernelSizes);
+    std::vector<Value *> tap = ctx.delinearize(segment, g_.kernelSizes);
     Value *offset = ctx.i64(0);
     for (size_t s = 0; s < tap.size(); ++s)
       offset = b.CreateAdd(
@@ -70,18 +70,18 @@ public:
     segments = g.taps;
     segmentLength = g.inPerGroup;
     kStride = 1;
-    pixelSizes_.push_back(0); // the batch: whatever is left
+    pixelSizes_.push_back(g.batch());
     pixelSizes_.insert(pixelSizes_.end(), g.outSizes.begin(), g.outSizes.end());
   }
 
   std::vector<Value *> rows(EmitterContext &ctx, Value *firstRow, int64_t count,
                             Value *segment) const override {
     llvm::IRBuilder<> &b = ctx.builder();
-    std::vector<Value *> tap = splitIndex(ctx, segment, g_.kernelSizes);
+    std::vector<Value *> tap = ctx.delinearize(segment, g_.kernelSizes);
     std::vector<Value *> pointers;
     for (int64_t r = 0; r < count; ++r) {
       std::vector<Value *> pixel =
-          splitIndex(ctx, b.CreateNUWAdd(firstRow, ctx.i64(r)), pixelSizes_);
+          ctx.delinearize(b.CreateNUWAdd(firstRow, ctx.i64(r)), pixelSizes_);
       Value *offset = b.CreateMul(pixel[0], ctx.i64(g_.inBatchStride));
       Value *valid = b.getTrue();
       for (size_t s = 0; s < g_.outSizes.size(); ++s) {
@@ -106,7 +106,7 @@ public:
       if (w.baseDilation != 1)
         return {};
     llvm::IRBuilder<> &b = ctx.builder();
-    std::vector<Value *> pixel = splitIndex(ctx, firstRow, pixelSizes_);
+    std::vector<Value *> pixel = ctx.delinearize(firstRow, pixelSizes_);
     size_t last = g_.outSizes.size() - 1;
     Value *inside =
         b.CreateICmpSLE(b.CreateAdd(pixel[last + 1], ctx.i64(count)),

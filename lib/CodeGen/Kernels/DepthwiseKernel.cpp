@@ -38,7 +38,7 @@ public:
         channels_(g.groups) {
     paddedChannels_ = (channels_ + lanes_ - 1) / lanes_ * lanes_;
     width_ = g.outSizes.back();
-    rowSizes_.push_back(0); // the batch: whatever is left
+    rowSizes_.push_back(g.batch());
     rowSizes_.insert(rowSizes_.end(), g.outSizes.begin(), g.outSizes.end() - 1);
   }
 
@@ -112,7 +112,7 @@ Error DepthwiseEmitter::emitRowRange(const UnitRange &rows,
 
 /// Pointers to channel 0 of the input pixel each (tap, column) reads.
 Error DepthwiseEmitter::emitTile(Value *row, Value *column0, int64_t columns) {
-  std::vector<Value *> outer = splitIndex(ctx_, row, rowSizes_);
+  std::vector<Value *> outer = ctx_.delinearize(row, rowSizes_);
   size_t last = g_.outSizes.size() - 1;
   std::vector<std::vector<Value *>> inputs(size_t(g_.taps));
   for (int64_t t = 0; t < g_.taps; ++t) {

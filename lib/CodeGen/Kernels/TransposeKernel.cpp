@@ -106,8 +106,9 @@ public:
     return emitRangeLoop(
         ctx_, units.begin, units.end, 1,
         [&](Value *unit) -> Error {
-          Value *batch = b_.CreateUDiv(unit, ctx_.i64(strips()));
-          Value *strip = b_.CreateURem(unit, ctx_.i64(strips()));
+          std::vector<Value *> batchStrip =
+              ctx_.delinearize(unit, {t_.batch, strips()});
+          Value *batch = batchStrip[0], *strip = batchStrip[1];
           Value *offset = b_.CreateNUWMul(batch, ctx_.i64(t_.rows * t_.cols));
           out_ = offsetPointer(ctx_, dtype_, out, offset);
           in_ = offsetPointer(ctx_, dtype_, in, offset);

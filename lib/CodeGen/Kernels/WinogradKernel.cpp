@@ -81,7 +81,9 @@ std::vector<double> transformedWeights(const Instruction &conv,
 /// The tile's (batch, tile row, tile column) for linear tile index `tile`.
 std::vector<Value *> tileCoordinates(EmitterContext &ctx,
                                      const WinogradLayout &l, Value *tile) {
-  return splitIndex(ctx, tile, {0, l.plan.tilesH, l.plan.tilesW});
+  int64_t perImage = l.plan.tilesH * l.plan.tilesW;
+  int64_t batch = perImage > 0 ? l.plan.tiles / perImage : 0;
+  return ctx.delinearize(tile, {batch, l.plan.tilesH, l.plan.tilesW});
 }
 
 /// Step 1 for tile `i` of the block starting at tile `tile0`.

@@ -1,0 +1,78 @@
+//===- TargetInfoTest.cpp - What code generation reads of each target ----===//
+#include "kiln/CodeGen/TargetInfo.h"
+#include "kiln/Target/Target.h"
+
+#include "llvm/Target/TargetMachine.h"
+
+#include <catch2/catch.hpp>
+
+using namespace kiln;
+
+namespace {
+
+codegen::TargetInfo infoFor(const std::string &triple, const std::string &cpu,
+                            const std::string &features = "") {
+  Expected<target::ResolvedTarget> resolved =
+      target::resolveTarget({triple, cpu, features});
+  if (!resolved)
+    FAIL(resolved.errorMessage());
+  auto machine = target::createTargetMachine(*resolved);
+  if (!machine)
+    FAIL(machine.errorMessage());
+  return codegen::TargetInfo::fromMachine(**machine);
+}
+
+} // namespace
+
+TEST_CASE("32-bit ARM: NEON, VFP version and FMA come from the CPU",
+          "[target][codegen]") {
+  codegen::TargetInfo a7 = infoFor("armv7a-linux-gnueabihf", "");
+  CHECK(a7.vectorBits == 128);
+  CHECK(a7.vectorRegisters == 16);
+  CHECK(a7.fma);                  // VFPv4
+  CHECK(a7.fmaDouble);            // with double precision
+  CHECK_FALSE(a7.nativeRounding); // VRINT is ARMv8
+
+  // The VFPv3-D16 baseline: no fused multiply-add (llvm.fma would be a
+  // libm call), no NEON: 128-bit IR vectors split into scalars.
+  codegen::TargetInfo baseline = infoFor("armv7a-linux-gnueabihf", "generic");
+  CHECK_FALSE(baseline.fma);
+  CHECK_FALSE(baseline.fmaDouble);
+  CHECK(baseline.vectorRegisters == 8);
+
+  // Cortex-M4: single-precision FMA only; f64 never reaches llvm.fma.
+  codegen::TargetInfo m4 = infoFor("thumbv7em-none-eabihf", "");
+  CHECK(m4.fma);
+  CHECK_FALSE(m4.fmaDouble);
+  CHECK_FALSE(m4.nativeRounding);
+  // Cortex-M7: FPv5 with double precision and VRINT.
+  codegen::TargetInfo m7 = infoFor("thumbv7em-none-eabihf", "cortex-m7");
+  CHECK(m7.fma);
+  CHECK(m7.fmaDouble);
+  CHECK(m7.nativeRounding);
+}
+
+TEST_CASE("RISC-V 64: F and D fuse, V gives 32 vector registers",
+          "[target][codegen]") {
+  codegen::TargetInfo gc = infoFor("riscv64-linux-gnu", "");
+  CHECK(gc.fma);
+  CHECK(gc.fmaDouble);
+  CHECK(gc.vectorRegisters == 8); // scalar FPU: 32 registers, 4 per vector
+  codegen::TargetInfo rvv = infoFor("riscv64-linux-gnu", "", "+v");
+  CHECK(rvv.vectorBits == 128);
+  CHECK(rvv.vectorRegisters == 32);
+}
+
+TEST_CASE("x86-64 and AArch64 keep their facts", "[target][codegen]") {
+  codegen::TargetInfo sse = infoFor("x86_64-linux-gnu", "x86-64");
+  CHECK_FALSE(sse.fma);
+  CHECK_FALSE(sse.fmaDouble);
+  codegen::TargetInfo haswell = infoFor("x86_64-linux-gnu", "haswell");
+  CHECK(haswell.fma);
+  CHECK(haswell.fmaDouble);
+  CHECK(haswell.vectorBits == 256);
+  codegen::TargetInfo a72 = infoFor("aarch64-linux-gnu", "cortex-a72");
+  CHECK(a72.fma);
+  CHECK(a72.fmaDouble);
+  CHECK(a72.vectorRegisters == 32);
+}
