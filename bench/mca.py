@@ -143,7 +143,7 @@ def innermost_loops(asm):
 
 
 def hot_loop(asm):
-    """(header, body, fma lines) of the innermost loop with the most FMAs, or None."""
+    """((header, function), body, fma lines) of the innermost loop with the most FMAs, or None."""
     best = None
     for header, body in innermost_loops(asm).items():
         fmas = [i for i in body if FMA.match(' ' + i)]
@@ -168,8 +168,10 @@ def compile_asm(kiln, work, name, hlo, triple, cpu):
     prefix = os.path.join(work, f'{name}-{cpu}')
     subprocess.run([kiln, 'compile', src, '--target', triple, '--cpu', cpu, '--emit', 'asm',
                     '-o', prefix], check=True, capture_output=True, text=True)
+    with open(prefix + '.json') as f:
+        kinds = {k['function']: k['kernel'] for k in json.load(f).get('kernels', [])}
     with open(prefix + '.s') as f:
-        return f.read()
+        return f.read(), kinds
 
 
 def measure(kiln, work, log=print):
@@ -179,7 +181,7 @@ def measure(kiln, work, log=print):
         for triple, cpu in CPUS:
             row = {'kernel': name, 'description': description, 'cpu': cpu, 'triple': triple}
             try:
-                asm = compile_asm(kiln, work, name, hlo, triple, cpu)
+                asm, kinds = compile_asm(kiln, work, name, hlo, triple, cpu)
             except subprocess.CalledProcessError as e:
                 row['error'] = (e.stderr or '').strip().splitlines()[-1:] or ['compile failed']
                 row['error'] = row['error'][0]
@@ -191,7 +193,8 @@ def measure(kiln, work, log=print):
                 row['error'] = 'no innermost loop with an FMA'
             else:
                 (header, function), body, fmas = loop
-                row.update(loop=header, function=function, instructions=len(body), fmas=len(fmas),
+                row.update(loop=header, function=function,
+                           kernel_kind=kinds.get(function, function), instructions=len(body), fmas=len(fmas),
                            cycles=mca_cycles(triple, cpu, body),
                            bound=mca_cycles(triple, cpu, fmas))
                 row['percent'] = 100 * row['bound'] / row['cycles']
@@ -203,14 +206,14 @@ def measure(kiln, work, log=print):
 
 
 def table(rows):
-    out = ['| kernel | CPU | hot loop in | instructions | FMAs | cycles / iteration | FMA bound | '
+    out = ['| kernel | CPU | hot loop in (manifest kernel) | instructions | FMAs | cycles / iteration | FMA bound | '
            'bound / cycles |', '|---|---|---|---:|---:|---:|---:|---:|']
     for r in rows:
         if 'error' in r:
             out.append(f'| {r["description"]} | {r["cpu"]} | — | — | — | — | — | '
                        f'error: {r["error"][:120].replace("|", "/")} |')
         else:
-            out.append(f'| {r["description"]} | {r["cpu"]} | `{r["function"]}` | {r["instructions"]} | {r["fmas"]} | '
+            out.append(f'| {r["description"]} | {r["cpu"]} | {r["kernel_kind"]} | {r["instructions"]} | {r["fmas"]} | '
                        f'{r["cycles"]:.1f} | {r["bound"]:.1f} | {r["percent"]:.0f}% |')
     return out
 
