@@ -4,7 +4,9 @@
 
 Parts (--only, comma-separated; default all): peak (the FMA peak of one core), micro (GEMM/GEMV
 against OpenBLAS), conv (single conv layers against ONNX Runtime), models (the real models against
-ONNX Runtime or TF.js wasm), threads (NAME_run_parallel on 2 threads against NAME_run, threads.py). A part that runs replaces its entry in results.json and the others
+ONNX Runtime or TF.js wasm), threads (NAME_run_parallel on 2 threads against NAME_run, threads.py),
+mca (llvm-mca's cycles of the hot loops on ARM cores against their FMA bound, mca.py; needs no
+references). A part that runs replaces its entry in results.json and the others
 are kept, so one part can be rerun and the report still shows everything."""
 import argparse
 import datetime
@@ -19,10 +21,13 @@ sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, 'micro'))
 import conv_models  # noqa: E402
 import gemm  # noqa: E402
+import mca  # noqa: E402
 import models  # noqa: E402
 import threads  # noqa: E402
 
-PARTS = ['peak', 'micro', 'conv', 'models', 'threads']  # in the order they run
+PARTS = ['peak', 'micro', 'conv', 'models', 'threads', 'mca']  # in the order they run
+# Parts that run kiln's code next to a reference (the node addon, the installed references).
+REFERENCE_PARTS = {'micro', 'conv', 'models', 'threads'}
 # The ISA extensions that decide which kernels a CPU can run (shown in the report).
 ISA_FLAGS = ['sse4_2', 'avx', 'avx2', 'fma', 'f16c', 'avx512f', 'avx512dq', 'avx512bw', 'avx512vl',
              'avx512_vnni', 'avx512_bf16', 'avx512_fp16', 'avx_vnni', 'amx_tile', 'amx_bf16']
@@ -119,8 +124,8 @@ def main():
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument('--kiln', required=True)
     p.add_argument('--work', required=True)
-    p.add_argument('--node-path', required=True, help='node_modules of bench/package.json')
-    p.add_argument('--models', required=True, help='the model packages (setup_refs.sh models)')
+    p.add_argument('--node-path', default='', help='node_modules of bench/package.json')
+    p.add_argument('--models', default='', help='the model packages (setup_refs.sh models)')
     p.add_argument('--only', default=','.join(PARTS))
     p.add_argument('--quick', action='store_true')
     opts = p.parse_args()
@@ -134,10 +139,15 @@ def main():
     results['machine'] = machine(kiln)
     results['quick'] = opts.quick
 
-    addon = os.path.join(work, 'kiln_bench.node')
-    subprocess.run(['bash', os.path.join(HERE, 'addon', 'build.sh'), opts.node_path, addon],
-                   check=True)
-    bench = models.Bench(kiln, work, opts.node_path, addon, opts.quick)
+    bench = None
+    needs = REFERENCE_PARTS & set(parts)
+    if needs:
+        if not opts.node_path or not opts.models:
+            p.error(f'--node-path and --models are needed for {",".join(sorted(needs))}')
+        addon = os.path.join(work, 'kiln_bench.node')
+        subprocess.run(['bash', os.path.join(HERE, 'addon', 'build.sh'), opts.node_path, addon],
+                       check=True)
+        bench = models.Bench(kiln, work, opts.node_path, addon, opts.quick)
 
     def save():
         with open(results_path, 'w') as f:
@@ -163,6 +173,10 @@ def main():
         elif part == 'threads':
             results['threads'] = dict(rows=run_threads(kiln, work, opts.models, opts.quick),
                                       **stamp)
+        elif part == 'mca':
+            rows = mca.measure(kiln, os.path.join(work, 'mca'), log)
+            log('\n'.join(mca.table(rows)))
+            results['mca'] = dict(rows=rows, **stamp)
         if 'peak' in parts:
             results['peak'] = dict(peak(work, results['peak']), **stamp)
         save()

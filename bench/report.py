@@ -10,6 +10,8 @@ import os
 import re
 import json
 
+import mca
+
 # The TF.js pose models, whose compile-time target is 5 s rather than 3 s.
 POSE_MODELS = {'posenet', 'movenet-lightning'}
 
@@ -204,6 +206,11 @@ def targets(res):
     each('the pose models compile in ≤ 5 s (wall)',
          [r for r in mrows if r['model'] in POSE_MODELS], lambda r: r['compile_s'],
          lambda v: v <= 5.0, lambda r: r['model'], ' s', valid=compiled)
+    each('hot loops of GEMM, conv and depthwise ≥ 80% of the FMA bound (llvm-mca; cortex-a53, '
+         'a55, a72, neoverse-n1)',
+         [r for r in res.get('mca', {}).get('rows', []) if r['cpu'] in mca.GOAL_CPUS],
+         lambda r: r['percent'], lambda v: v >= 80, lambda r: f'{r["kernel"]} {r["cpu"]}', '%',
+         valid=lambda r: 'percent' in r)
     each('2 threads ≥ 1.6 × faster than 1 thread', res.get('threads', {}).get('rows', []),
          lambda r: r['speedup'], lambda v: v >= 1.6, lambda r: r['model'], '×',
          valid=lambda r: 'speedup' in r)
@@ -233,6 +240,9 @@ def render(res, command):
         lines += ['', '#### Threads (`NAME_run_parallel` through `kiln/runtime_threads.h`, '
                   'medians of alternating calls)', '']
         lines += threads_table(trows)
+    if res.get('mca', {}).get('rows'):
+        lines += ['', '#### Hot loops against the FMA bound (llvm-mca-19 models, bench/mca.py)', '']
+        lines += mca.table(res['mca']['rows'])
     t = targets(res)
     if t:
         lines += ['', '#### Targets', '', '| target | measured | |', '|---|---|---|']

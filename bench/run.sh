@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # Measures kiln against its references and writes the numbers into docs/performance.md.
 #   1. builds kiln in release mode in ./build-release (target kiln only), unless --kiln is given;
-#   2. installs ONNX Runtime, TF.js (wasm backend), OpenBLAS and the real models (bench/setup.sh);
+#   2. installs ONNX Runtime, TF.js (wasm backend), OpenBLAS and the real models (bench/setup.sh),
+#      unless only the mca part runs;
 #   3. runs bench/bench.py (FMA peak, GEMM/GEMV vs OpenBLAS, conv layers and real models vs ONNX
 #      Runtime / TF.js wasm, kiln and the reference alternating call by call in one process;
-#      2 threads against 1 on BlazeFace back and posenet);
-#   4. renders the results into a marked section of the output document (bench/report.py).
-# Usage: bench/run.sh [--quick] [--kiln PATH] [--out FILE] [--only peak,micro,conv,models,threads]
+#      2 threads against 1 on BlazeFace back and posenet; llvm-mca's cycles of the hot loops on
+#      ARM cores against their FMA bound, bench/mca.py);
+#   4. renders the results into a marked section of the output document (bench/report.py): the
+#      section `latest`, or `mca` for `--only mca` (its own section, so the other parts' latest
+#      numbers stay).
+# Usage: bench/run.sh [--quick] [--kiln PATH] [--out FILE] [--only peak,micro,conv,models,threads,mca]
 #                     [--section NAME] [--work DIR]
 # Environment: KILN_BENCH_CACHE (default ~/.cache/kiln-bench), KILN_BENCH_WORK (default
 # /tmp/kiln-bench), KILN_JOBS (build jobs, default all cores). See bench/README.md.
@@ -14,7 +18,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 
-quick="" kiln="" out=docs/performance.md only=peak,micro,conv,models,threads section=latest
+quick="" kiln="" out=docs/performance.md only=peak,micro,conv,models,threads,mca section=
 work=${KILN_BENCH_WORK:-/tmp/kiln-bench}
 args=("$@")
 while [[ $# -gt 0 ]]; do
@@ -25,11 +29,12 @@ while [[ $# -gt 0 ]]; do
     --only) only=$2; shift ;;
     --section) section=$2; shift ;;
     --work) work=$2; shift ;;
-    -h|--help) sed -n '2,11p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,16p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "run.sh: unknown argument $1 (--help)" >&2; exit 1 ;;
   esac
   shift
 done
+[[ -n $section ]] || { [[ $only == mca ]] && section=mca || section=latest; }
 start=$SECONDS
 
 if [[ -z $kiln ]]; then
@@ -43,10 +48,13 @@ if [[ -z $kiln ]]; then
 fi
 [[ -x $kiln ]] || { echo "run.sh: no kiln executable at $kiln" >&2; exit 1; }
 
-echo "== install the references (bench/setup.sh)"
-setup=$(bash bench/setup.sh all)
-node_path=$(sed -n 's/^NODE_PATH=//p' <<<"$setup")
-models=$(sed -n 's/^MODELS=//p' <<<"$setup")
+node_path="" models=""
+if [[ ,$only, =~ ,(micro|conv|models|threads), ]]; then  # the parts that run a reference
+  echo "== install the references (bench/setup.sh)"
+  setup=$(bash bench/setup.sh all)
+  node_path=$(sed -n 's/^NODE_PATH=//p' <<<"$setup")
+  models=$(sed -n 's/^MODELS=//p' <<<"$setup")
+fi
 
 /usr/bin/python3 bench/bench.py --kiln "$kiln" --work "$work" --node-path "$node_path" \
   --models "$models" --only "$only" $quick

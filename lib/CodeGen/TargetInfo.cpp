@@ -93,6 +93,13 @@ template <typename Has> void setRiscV(TargetInfo &info, Has has) {
   info.nativeRounding = has("+zfa");
 }
 
+/// The in-order AArch64 cores kiln tunes for (Raspberry Pi 3 / Zero 2's
+/// A53, the A55): they issue in program order, so a GEMM tile must leave
+/// registers for loads to run ahead of the FMAs that use them.
+bool isInOrderAArch64(std::string_view cpu) {
+  return cpu == "cortex-a53" || cpu == "cortex-a55";
+}
+
 int64_t roundDown(int64_t value, int64_t multiple) {
   return std::max(multiple, value / multiple * multiple);
 }
@@ -155,6 +162,14 @@ GemmTile TargetInfo::gemmTile(int64_t elementBytes, int64_t m, int64_t n,
   // step needs a product temporary as well.
   int64_t budget = int64_t(vectorRegisters) - vectors - 2 - (fma ? 0 : 2);
   tile.mr = std::clamp<int64_t>(budget / vectors, 1, 14);
+  if (isAArch64 && isInOrderAArch64(cpu)) {
+    // An in-order core cannot load a register while an FMA still reads
+    // it: give every row its own A register, loaded a vector (lanes K
+    // steps) at a time, so the loads run ahead of the FMAs.
+    tile.mr = std::clamp<int64_t>(
+        (int64_t(vectorRegisters) - vectors - 1) / (vectors + 1), 1, 14);
+    tile.kUnroll = tile.lanes;
+  }
   tile.nr = tile.lanes * vectors;
   if (m <= 4) {
     // Memory-bound: every weight is used m times. Up to eight vectors per

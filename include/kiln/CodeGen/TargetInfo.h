@@ -28,6 +28,10 @@ struct GemmTile {
           nr = 1;    ///< register tile: rows x columns (nr = lanes * vectors)
   int64_t lanes = 1; ///< elements per vector register
   int64_t kc = 1, mc = 1; ///< cache blocks
+  /// K steps per iteration of the micro-kernel's loop when A's rows are
+  /// contiguous in K: each row's A elements for them load as one vector,
+  /// and every FMA takes its A value by lane (in-order cores, see gemmTile).
+  int64_t kUnroll = 1;
 };
 
 struct TargetInfo {

@@ -97,6 +97,10 @@ private:
                                              Value *panel0,
                                              const TilePlan &plan, Value *seg,
                                              std::vector<Value *> acc);
+  /// One K step: the tile's B vectors at `kk` times each row's A value.
+  void emitStep(Value *bSeg, Value *kk, const TilePlan &plan,
+                llvm::function_ref<Value *(int64_t)> aBroadcast,
+                std::vector<Value *> &acc);
   Error storeTile(Value *row0, Value *panel0, const TilePlan &plan,
                   const std::vector<Value *> &acc);
   /// A skinny tile reads each packed weight once, so it is bound by how
@@ -294,43 +298,87 @@ GemmEmitter::emitSegment(const RowSource &a, Value *row0, Value *panel0,
       b_.CreateNUWAdd(b_.CreateNUWMul(panel0, ctx_.i64(panelStride_)),
                       b_.CreateNUWMul(seg, ctx_.i64(a.segmentLength * kRow_)));
   Value *bSeg = offsetPointer(ctx_, shape_.dtype, ops_.b, segOffset);
-  int64_t vectors = vectorsOf(plan), perPanel = nr_ / lanes_;
-  uint64_t bAlign =
-      shape_.packedB ? uint64_t(lanes_ * bytes_) : uint64_t(bytes_);
   llvm::Type *scalar = ctx_.storageType(shape_.dtype);
+  // In-order cores (TargetInfo::gemmTile): U K steps per iteration, each
+  // row's U A elements in one vector load, each FMA taking its A value by
+  // lane (AArch64's by-element FMLA). The remaining K % U steps run below.
+  int64_t unroll = a.kStride == 1 ? shape_.tile.kUnroll : 1;
+  int64_t unrolled = unroll > 1 ? a.segmentLength / unroll * unroll : 0;
+  if (unrolled > 0) {
+    llvm::Type *aVector = llvm::FixedVectorType::get(scalar, unsigned(unroll));
+    Expected<std::vector<Value *>> sums = emitCarriedLoop(
+        ctx_, ctx_.i64(0), ctx_.i64(unrolled), unroll, std::move(acc),
+        [&](Value *kk, const std::vector<Value *> &carried)
+            -> Expected<std::vector<Value *>> {
+          std::vector<Value *> next = carried, av;
+          for (int64_t r = 0; r < plan.rows; ++r)
+            av.push_back(b_.CreateAlignedLoad(
+                aVector, offsetPointer(ctx_, shape_.dtype, rows[size_t(r)], kk),
+                llvm::Align(uint64_t(bytes_))));
+          for (int64_t u = 0; u < unroll; ++u)
+            emitStep(
+                bSeg, b_.CreateNUWAdd(kk, ctx_.i64(u)), plan,
+                [&](int64_t r) {
+                  return b_.CreateShuffleVector(
+                      av[size_t(r)],
+                      llvm::SmallVector<int>(size_t(lanes_), int(u)));
+                },
+                next);
+          return next;
+        },
+        "gemm.ku");
+    if (!sums)
+      return sums.takeError();
+    acc = std::move(*sums);
+    if (unrolled == a.segmentLength)
+      return acc;
+  }
   return emitCarriedLoop(
-      ctx_, ctx_.i64(0), ctx_.i64(a.segmentLength), 1, std::move(acc),
+      ctx_, ctx_.i64(unrolled), ctx_.i64(a.segmentLength), 1, std::move(acc),
       [&](Value *kk, const std::vector<Value *> &carried)
           -> Expected<std::vector<Value *>> {
         std::vector<Value *> next = carried;
-        Value *kOffset = b_.CreateNUWMul(kk, ctx_.i64(kRow_));
-        std::vector<Value *> bv;
-        for (int64_t q = 0; q < vectors; ++q) {
-          int64_t offset = q / perPanel * panelStride_ + q % perPanel * lanes_;
-          Value *at = offsetPointer(ctx_, shape_.dtype, bSeg,
-                                    b_.CreateNUWAdd(kOffset, ctx_.i64(offset)));
-          int64_t valid = shape_.packedB ? lanes_ : validLanes(plan, q);
-          bv.push_back(
-              loadLanes(ctx_, shape_.dtype, at, lanes_, valid, bAlign));
-          if (streamsWeights(plan) && (q * lanes_ * bytes_) % kCacheLine == 0)
-            prefetch(at);
-        }
         Value *aOffset =
             a.kStride == 1 ? kk : b_.CreateNUWMul(kk, ctx_.i64(a.kStride));
-        for (int64_t r = 0; r < plan.rows; ++r) {
-          Value *element = b_.CreateAlignedLoad(
-              scalar,
-              offsetPointer(ctx_, shape_.dtype, rows[size_t(r)], aOffset),
-              llvm::Align(uint64_t(bytes_)));
-          Value *broadcast = ctx_.splat(element, unsigned(lanes_));
-          for (int64_t q = 0; q < vectors; ++q) {
-            Value *&sum = next[size_t(r * vectors + q)];
-            sum = multiplyAdd(ctx_, sum, broadcast, bv[size_t(q)]);
-          }
-        }
+        emitStep(
+            bSeg, kk, plan,
+            [&](int64_t r) {
+              Value *element = b_.CreateAlignedLoad(
+                  scalar,
+                  offsetPointer(ctx_, shape_.dtype, rows[size_t(r)], aOffset),
+                  llvm::Align(uint64_t(bytes_)));
+              return ctx_.splat(element, unsigned(lanes_));
+            },
+            next);
         return next;
       },
       "gemm.k");
+}
+
+void GemmEmitter::emitStep(Value *bSeg, Value *kk, const TilePlan &plan,
+                           llvm::function_ref<Value *(int64_t)> aBroadcast,
+                           std::vector<Value *> &acc) {
+  int64_t vectors = vectorsOf(plan), perPanel = nr_ / lanes_;
+  uint64_t bAlign =
+      shape_.packedB ? uint64_t(lanes_ * bytes_) : uint64_t(bytes_);
+  Value *kOffset = b_.CreateNUWMul(kk, ctx_.i64(kRow_));
+  std::vector<Value *> bv;
+  for (int64_t q = 0; q < vectors; ++q) {
+    int64_t offset = q / perPanel * panelStride_ + q % perPanel * lanes_;
+    Value *at = offsetPointer(ctx_, shape_.dtype, bSeg,
+                              b_.CreateNUWAdd(kOffset, ctx_.i64(offset)));
+    int64_t valid = shape_.packedB ? lanes_ : validLanes(plan, q);
+    bv.push_back(loadLanes(ctx_, shape_.dtype, at, lanes_, valid, bAlign));
+    if (streamsWeights(plan) && (q * lanes_ * bytes_) % kCacheLine == 0)
+      prefetch(at);
+  }
+  for (int64_t r = 0; r < plan.rows; ++r) {
+    Value *broadcast = aBroadcast(r);
+    for (int64_t q = 0; q < vectors; ++q) {
+      Value *&sum = acc[size_t(r * vectors + q)];
+      sum = multiplyAdd(ctx_, sum, broadcast, bv[size_t(q)]);
+    }
+  }
 }
 
 Error GemmEmitter::storeTile(Value *row0, Value *panel0, const TilePlan &plan,
