@@ -85,9 +85,8 @@ void sizeByDistance(std::vector<Placed> &placed,
   }
 }
 
-} // namespace
-
-Expected<std::vector<ObjectSymbol>> readObjectSymbols(std::string_view object) {
+/// The emitted object, parsed (it refers to `object`'s bytes).
+Expected<std::unique_ptr<ObjectFile>> openObject(std::string_view object) {
   llvm::MemoryBufferRef buffer(llvm::StringRef(object.data(), object.size()),
                                "object");
   llvm::Expected<std::unique_ptr<ObjectFile>> file =
@@ -95,6 +94,15 @@ Expected<std::vector<ObjectSymbol>> readObjectSymbols(std::string_view object) {
   if (!file)
     return makeError("cannot read the emitted object: {}",
                      llvm::toString(file.takeError()));
+  return std::move(*file);
+}
+
+} // namespace
+
+Expected<std::vector<ObjectSymbol>> readObjectSymbols(std::string_view object) {
+  Expected<std::unique_ptr<ObjectFile>> file = openObject(object);
+  if (!file)
+    return file.takeError();
   std::vector<Placed> placed;
   for (const SymbolRef &symbol : (*file)->symbols()) {
     Expected<std::optional<Placed>> one = placedSymbol(**file, symbol);
@@ -119,13 +127,9 @@ Expected<std::vector<ObjectSymbol>> readObjectSymbols(std::string_view object) {
 
 Expected<std::vector<std::string>>
 readUndefinedSymbols(std::string_view object) {
-  llvm::MemoryBufferRef buffer(llvm::StringRef(object.data(), object.size()),
-                               "object");
-  llvm::Expected<std::unique_ptr<ObjectFile>> file =
-      ObjectFile::createObjectFile(buffer);
+  Expected<std::unique_ptr<ObjectFile>> file = openObject(object);
   if (!file)
-    return makeError("cannot read the emitted object: {}",
-                     llvm::toString(file.takeError()));
+    return file.takeError();
   std::vector<std::string> names;
   for (const SymbolRef &symbol : (*file)->symbols()) {
     llvm::Expected<uint32_t> flags = symbol.getFlags();
