@@ -45,7 +45,7 @@ Expected<CondAnalysis> functionalize::analyzeConds(tensorflow::GraphDef &,
     Ref ref = parseRef(condSwitch.input(1));
     for (int depth = 0; depth < 1000; ++depth) {
       NodeDef *source = nodes.find(ref.node);
-      if (source->op() != "Identity" || source->input_size() == 0)
+      if (!source || source->op() != "Identity" || source->input_size() == 0)
         break;
       Ref next = parseRef(source->input(0));
       if (next.control)
@@ -62,6 +62,10 @@ Expected<CondAnalysis> functionalize::analyzeConds(tensorflow::GraphDef &,
     return sides;
   };
   for (NodeDef *node : *order) {
+    if (isSwitch(*node) && node->input_size() < 2)
+      return makeError("{}: node '{}' ({}): error: cannot functionalize: a "
+                       "Switch takes 2 inputs (data, predicate), this one {}",
+                       file, node->name(), node->op(), node->input_size());
     if (isSwitch(*node) && !isLoopSwitch(nodes, *node))
       result.switches[node->name()] = predicateOf(*node);
     bool condMerge = isMerge(*node) && !isLoopMerge(nodes, *node);
