@@ -527,35 +527,6 @@ std::pair<int64_t, int64_t> Builder::peakLiveBytes(int64_t end) const {
   return {peak, peakPosition};
 }
 
-/// The entry parameter a reshape reads in place: its operand is that
-/// parameter or such a view, and no root element is it (results and
-/// write-backs of a parameter's bytes are copied, as for the parameter).
-const Instruction *
-Builder::viewedArgument(const Instruction *instruction) const {
-  if (role_ != Role::Entry || instruction->opcode() != Opcode::Reshape ||
-      rootInstructions_.count(instruction))
-    return nullptr;
-  const Instruction *operand = instruction->operand(0);
-  if (operand->opcode() == Opcode::Parameter)
-    return operand;
-  return viewedArgument(operand);
-}
-
-/// A host is live from its chain's first write.
-void Builder::ownHostsFromGuests(
-    const std::map<ValueRef, const Instruction *> &firstWriter) {
-  for (const auto &[host, writer] : firstWriter)
-    owner_[host] = writer;
-}
-
-/// A hosted value takes its host's slice, wherever that was placed.
-void Builder::aliasConsumerHosts() {
-  for (const auto &[guest, host] : hosts_) {
-    slices_[guest] = slices_.at(host);
-    placed_.push_back(guest); // a copy: shiftBy moves it too
-  }
-}
-
 Error Builder::run(std::vector<const Instruction *> &schedule,
                    const std::vector<ArgWriteBack> &specs, Totals &totals) {
   std::vector<ValueRef> root;

@@ -12,9 +12,12 @@
 // Only values with arena bytes of their own qualify as guests (array
 // instructions and a while's state elements): parameters and constants
 // belong to the caller or to read-only data; tuples and get-tuple-element
-// own nothing; a computation's root is read by its caller. Buffer assignment (BufferAssignment.cpp) gives a hosted value no
-// bytes, makes its host live from the guest's definition, and aliases the
-// guest's slice to the host's once placed.
+// own nothing; a computation's root is read by its caller. Buffer
+// assignment gives a hosted value no bytes, makes its host live from the
+// guest's definition, and aliases the guest's slice to the host's once
+// placed (the Builder members at the end of this file, called from
+// BufferAssignment.cpp); a reshape of an entry parameter instead reads the
+// argument in place (viewedArgument).
 //
 //===----------------------------------------------------------------------===//
 #include "BufferAssignmentBuilder.h"
@@ -145,6 +148,37 @@ consumerHosts(const ir::Computation &computation,
       result.firstWriter[host] = guest.instruction;
   }
   return result;
+}
+
+// --- The Builder's side: views, owners and aliases -----------------------
+
+/// The entry parameter a reshape reads in place: its operand is that
+/// parameter or such a view, and no root element is it (results and
+/// write-backs of a parameter's bytes are copied, as for the parameter).
+const Instruction *
+Builder::viewedArgument(const Instruction *instruction) const {
+  if (role_ != Role::Entry || instruction->opcode() != Opcode::Reshape ||
+      rootInstructions_.count(instruction))
+    return nullptr;
+  const Instruction *operand = instruction->operand(0);
+  if (operand->opcode() == Opcode::Parameter)
+    return operand;
+  return viewedArgument(operand);
+}
+
+/// A host is live from its chain's first write.
+void Builder::ownHostsFromGuests(
+    const std::map<ValueRef, const Instruction *> &firstWriter) {
+  for (const auto &[host, writer] : firstWriter)
+    owner_[host] = writer;
+}
+
+/// A hosted value takes its host's slice, wherever that was placed.
+void Builder::aliasConsumerHosts() {
+  for (const auto &[guest, host] : hosts_) {
+    slices_[guest] = slices_.at(host);
+    placed_.push_back(guest); // a copy: shiftBy moves it too
+  }
 }
 
 } // namespace kiln::analysis::buffers
