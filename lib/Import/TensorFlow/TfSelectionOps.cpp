@@ -54,11 +54,8 @@ std::optional<int64_t> boundOfMaxOutput(TfNodeContext &ctx) {
                                 (*value)[0])),
            std::nullopt;
   std::optional<int64_t> bound = maxOutputBound(ctx.builder(), maxOutput);
-  if (!bound)
-    ctx.fail("max_output_size (input 2) must be a compile-time constant or a "
-             "run-time size with a known bound, but it is neither: freeze the "
-             "feed it depends on with --freeze NAME=FILE.npy or "
-             "NAME=V0,V1,...");
+  if (!bound) // neither a constant nor a bounded size: say how to freeze it
+    ctx.constantInts(kMaxOutputInput, "max_output_size");
   return bound;
 }
 
