@@ -142,8 +142,13 @@ void elementwiseForms(TfNodeContext &ctx, Value out) {
       out->shape().numElements() > DynamicShapes::kMaxFormElements)
     return;
   std::vector<Value> inputs = inputsOf(ctx);
+  bool select = ctx.op() == "Select" || ctx.op() == "SelectV2";
   std::vector<Forms> in;
   for (Value input : inputs) {
+    if (select && in.empty()) { // the predicate: data, not a size
+      in.push_back(Forms(size_t(input->shape().numElements()), SizeForm::of(0)));
+      continue;
+    }
     std::optional<Forms> forms = formsOf(b, input);
     if (!forms)
       return; // tensor data: the output is data too
@@ -362,7 +367,10 @@ bool lowerWithPropagation(TfNodeContext &ctx, TfLowering plain,
   if (!elementwise && !kMoves.count(ctx.op()))
     return false;
   GraphBuilder &b = ctx.builder();
-  std::vector<Value> outputs = relower(plain, inputsOf(ctx));
+  std::vector<Value> inputs = inputsOf(ctx);
+  if (ctx.op() == "GatherV2" && inputs[1]) // padding may index past the end
+    inputs[1] = maskPadding(b, inputs[1], b.scalar(inputs[1]->shape().dtype(), 0));
+  std::vector<Value> outputs = relower(plain, inputs);
   if (!b.ok())
     return true;
   if (elementwise) {
