@@ -79,6 +79,27 @@ void copyDynamicDims(GraphBuilder &b, Value from, Value to) {
       b.dynamic().setDim(to, int64_t(d), *dims[d]);
 }
 
+void broadcastDynamicDims(GraphBuilder &b, const std::vector<Value> &inputs,
+                          Value out, bool leftAlignFirst) {
+  if (!out)
+    return;
+  int64_t rank = int64_t(out->shape().rank());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    Value in = inputs[i];
+    if (!in)
+      continue;
+    int64_t inRank = int64_t(in->shape().rank());
+    bool left = leftAlignFirst && i == 0 && inRank == 1 && rank > 1;
+    for (int64_t d = 0; d < inRank; ++d) {
+      const DynamicDim *dim = b.dynamic().dim(in, d);
+      int64_t o = left ? d : d + rank - inRank;
+      if (dim && !b.dynamic().dim(out, o) &&
+          in->shape().dim(size_t(d)) == out->shape().dim(size_t(o)))
+        b.dynamic().setDim(out, o, *dim);
+    }
+  }
+}
+
 // --- Padding -----------------------------------------------------------------
 
 Value maskPadding(GraphBuilder &b, Value x, Value fill) {

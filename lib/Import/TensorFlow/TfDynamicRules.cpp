@@ -214,31 +214,6 @@ void moveForms(TfNodeContext &ctx, const Relower &relower,
 
 // --- Dynamic dims ------------------------------------------------------------
 
-/// Elementwise: each output dim takes the dynamic dim of an operand that
-/// is aligned with it (right-aligned; v1 Select's rank-1 condition is
-/// aligned with dim 0).
-Dims broadcastDims(TfNodeContext &ctx, Value out) {
-  GraphBuilder &b = ctx.builder();
-  int64_t rank = int64_t(out->shape().rank());
-  Dims dims(static_cast<size_t>(rank));
-  std::vector<Value> inputs = inputsOf(ctx);
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    Value in = inputs[i];
-    if (!in)
-      continue;
-    int64_t inRank = int64_t(in->shape().rank());
-    bool leftAligned = ctx.op() == "Select" && i == 0 && inRank == 1 && rank > 1;
-    for (int64_t d = 0; d < inRank; ++d) {
-      const DynamicDim *dim = b.dynamic().dim(in, d);
-      int64_t o = leftAligned ? d : d + rank - inRank;
-      if (dim && !dims[size_t(o)] &&
-          in->shape().dim(size_t(d)) == out->shape().dim(size_t(o)))
-        dims[size_t(o)] = *dim;
-    }
-  }
-  return dims;
-}
-
 /// Where input dim `d` of the moved input lands in output `k`, or -1 when
 /// it does not (an error for a dynamic dim).
 using DimMap = std::function<int64_t(int64_t d, Value in, Value out)>;
@@ -375,12 +350,7 @@ bool lowerWithPropagation(TfNodeContext &ctx, TfLowering plain,
     return true;
   if (elementwise) {
     for (Value out : outputs) {
-      if (!out)
-        continue;
-      Dims dims = broadcastDims(ctx, out);
-      for (size_t d = 0; d < dims.size(); ++d)
-        if (dims[d])
-          b.dynamic().setDim(out, int64_t(d), *dims[d]);
+      broadcastDynamicDims(b, inputsOf(ctx), out, ctx.op() == "Select");
       elementwiseForms(ctx, out);
     }
   } else {
