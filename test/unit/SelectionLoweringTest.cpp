@@ -210,3 +210,24 @@ TEST_CASE("ONNX NonMaxSuppression: identical boxes and two batches (ONNX "
         Values{0, 0, 0, 1, 0, 3, 1, 0, 0, 1, 0, 5, 0, 0, 0, 0, 0, 0});
   CHECK(countOf(g, nms, 0) == 4);
 }
+
+TEST_CASE("ONNX NonMaxSuppression ignores boxes past a dynamic N's run-time "
+          "size (TF.js on the first 4 boxes, as for V3 above)",
+          "[import][selection]") {
+  Graph g;
+  Value boxes = g.param(Shape(DType::F32, {1, 6, 4}), kBoxes);
+  Value scores = g.param(Shape(DType::F32, {1, 1, 6}), kScores);
+  Value n = g.param(Shape(DType::S32, {}), {4});
+  SizeForm form = g.b.dynamic().newSymbol(0, 6, "n");
+  g.b.dynamic().setDim(boxes, 1, {n, form});
+  g.b.dynamic().setDim(scores, 2, {n, form});
+  Value nms = lowerOnnx(g, "NonMaxSuppression", 11,
+                        {boxes, scores, g.b.ints(DType::S64, {5}),
+                         g.b.scalar(DType::F32, 0.5),
+                         g.b.scalar(DType::F32, 0.0)})
+                  .at(0);
+  auto [dims, rows] = g.run(nms);
+  CHECK(dims == Dims{5, 3});
+  CHECK(rows == Values{0, 0, 3, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+  CHECK(countOf(g, nms, 0) == 2);
+}

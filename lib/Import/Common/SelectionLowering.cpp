@@ -173,13 +173,18 @@ Value initialCandidates(GraphBuilder &b, Value boxes, Value scores,
                                b.convert(spec.scoreThreshold,
                                          scores->shape().dtype()))
                    : b.compare(ComparisonDirection::EQ, scores, scores);
+  std::vector<Value> sizes;
+  if (spec.boxCount)
+    sizes.push_back(spec.boxCount);
   for (Value v : {boxes, scores})
-    if (const DynamicDim *dim = b.dynamic().dim(v, 0)) {
-      Value index = iota(b, DType::S32, {scores->shape().dim(0)}, 0);
-      live = b.binary(Opcode::And, live,
-                      b.compare(ComparisonDirection::LT, index,
-                                b.convert(dim->size, DType::S32)));
-    }
+    if (const DynamicDim *dim = b.dynamic().dim(v, 0))
+      sizes.push_back(dim->size);
+  for (Value size : sizes) {
+    Value index = iota(b, DType::S32, {scores->shape().dim(0)}, 0);
+    live = b.binary(Opcode::And, live,
+                    b.compare(ComparisonDirection::LT, index,
+                              b.convert(size, DType::S32)));
+  }
   return live;
 }
 
