@@ -227,3 +227,18 @@ TEST_CASE("ONNX NonMaxSuppression ignores boxes past a dynamic N's run-time "
   CHECK(rows == Values{0, 0, 3, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0});
   CHECK(countOf(g, nms, 0) == 2);
 }
+
+TEST_CASE("TF NonMaxSuppressionV3: -0 and +0 scores tie, so the lower index "
+          "goes first (TF.js; TF compares scores with ==)",
+          "[import][selection]") {
+  Graph g;
+  Value boxes = g.param(Shape(DType::F32, {3, 4}),
+                        {0, 0, 1, 1, 0, 2, 1, 3, 0, 4, 1, 5});
+  Value scores = g.param(Shape(DType::F32, {3}), {-0.0, 0.0, -1});
+  Value nms = lowerTf(g, "NonMaxSuppressionV3",
+                      {boxes, scores, g.ints({3}), g.b.scalar(DType::F32, 0.5),
+                       g.b.scalar(DType::F32, -2)})
+                  .at(0);
+  auto [dims, values] = g.run(nms);
+  CHECK(values == Values{0, 1, 2});
+}
