@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Import/Onnx.h"
 
+#include "Common/BoundedResults.h"
 #include "Onnx/OnnxGraph.h"
 #include "Onnx/OnnxTensor.h"
 
@@ -420,7 +421,7 @@ Error checkOutput(const onnxpb::ValueInfoProto &info, Value value,
 Error setResults(OnnxGraph &graph, const ModelState &state,
                  ImportedModel &model) {
   GraphBuilder &builder = graph.builder();
-  std::vector<Value> results;
+  ResultList results;
   for (const onnxpb::ValueInfoProto &info : state.graph->output()) {
     Value value = graph.lookup(info.name());
     if (!value)
@@ -430,14 +431,20 @@ Error setResults(OnnxGraph &graph, const ModelState &state,
       return makeError("{}: output '{}' is a tuple", state.file, info.name());
     if (Error error = checkOutput(info, value, state))
       return error;
-    results.push_back(value);
-    model.resultNames.push_back(info.name());
+    results.values.push_back(value);
+    results.names.push_back(info.name());
   }
-  if (results.empty())
+  if (results.values.empty())
     return makeError("{}: the graph has no outputs", state.file);
-  Value root = results.size() == 1
-                   ? results[0]
-                   : builder.add(ir::Opcode::Tuple, results);
+  if (Error error =
+          appendBoundedCounts(builder.dynamic(), state.file,
+                              results.values.size(), results,
+                              model.boundedResults))
+    return error;
+  model.resultNames = results.names;
+  Value root = results.values.size() == 1
+                   ? results.values[0]
+                   : builder.add(ir::Opcode::Tuple, results.values);
   if (Error error = builder.takeError())
     return makeError("{}: {}", state.file, error.message());
   builder.computation().setRoot(root);

@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Import/TensorFlow.h"
 
+#include "Common/BoundedResults.h"
 #include "TensorFlow/TfGraphLowering.h"
 #include "TensorFlow/TfPlan.h"
 #include "TensorFlow/TfTensor.h"
@@ -38,6 +39,7 @@ public:
   Error createParameters();
   Error lowerNode(size_t node) { return graph_.lowerNode(node); }
   Expected<std::vector<Value>> results();
+  const DynamicShapes &dynamic() const { return builder_.dynamic(); }
 
 private:
   Error checkFetch(const FetchSpec &fetch, const ir::Shape &shape) const;
@@ -122,13 +124,24 @@ Expected<ImportedModel> lowerPlan(TfPlan &plan) {
   for (size_t node : plan.order)
     if (Error error = lowering.lowerNode(node))
       return error;
-  Expected<std::vector<Value>> results = lowering.results();
-  if (!results)
-    return results.takeError();
+  Expected<std::vector<Value>> values = lowering.results();
+  if (!values)
+    return values.takeError();
+  ImportedModel model;
+  ResultList results{std::move(*values), {}};
+  for (const FetchSpec &fetch : plan.fetches)
+    results.names.push_back(fetch.name);
+  for (const auto &[variable, value] : plan.state->updates)
+    results.names.push_back(plan.state->variables[variable].name);
+  if (Error error =
+          appendBoundedCounts(lowering.dynamic(), plan.model.path,
+                              plan.fetches.size(), results,
+                              model.boundedResults))
+    return error;
   GraphBuilder builder(*entry);
-  Value root = results->size() == 1
-                   ? results->front()
-                   : builder.add(ir::Opcode::Tuple, *results);
+  Value root = results.values.size() == 1
+                   ? results.values.front()
+                   : builder.add(ir::Opcode::Tuple, results.values);
   if (Error error = builder.takeError())
     return makeError("{}: error: {}", plan.model.path, error.message());
   entry->setRoot(root);
@@ -138,20 +151,16 @@ Expected<ImportedModel> lowerPlan(TfPlan &plan) {
                      "verify: {}",
                      plan.model.path, error.message());
 
-  ImportedModel model;
   for (const FeedSpec &feed : plan.feeds)
     if (!feed.frozen)
       model.args.push_back({feed.name, false, true});
   size_t feedArgs = model.args.size();
   for (const VariableSpec &variable : plan.state->variables)
     model.args.push_back({variable.name, true, variable.readonly});
-  for (const FetchSpec &fetch : plan.fetches)
-    model.resultNames.push_back(fetch.name);
-  for (const auto &[variable, value] : plan.state->updates) {
-    model.variableUpdates.push_back(
-        {model.resultNames.size(), feedArgs + variable});
-    model.resultNames.push_back(plan.state->variables[variable].name);
-  }
+  size_t result = plan.fetches.size();
+  for (const auto &[variable, value] : plan.state->updates)
+    model.variableUpdates.push_back({result++, feedArgs + variable});
+  model.resultNames = std::move(results.names);
   model.summary = plan.summary;
   model.module = std::move(module);
   return model;
