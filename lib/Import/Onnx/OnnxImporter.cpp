@@ -385,8 +385,10 @@ Error lowerNodes(OnnxGraph &graph, const ModelState &state) {
 
 /// Checks a computed output against the model's declared type: a mismatch
 /// means a lowering is wrong, which must not reach the user as an answer.
+/// Along a dimension of run-time size (`dynamic`) any declared extent up to
+/// the bound fits: the count result says how many entries are valid.
 Error checkOutput(const onnxpb::ValueInfoProto &info, Value value,
-                  const ModelState &state) {
+                  const DynamicShapes &dynamic, const ModelState &state) {
   Expected<const onnxpb::TypeProto::Tensor *> tensor =
       tensorType(info, "output");
   if (!tensor)
@@ -409,7 +411,9 @@ Error checkOutput(const onnxpb::ValueInfoProto &info, Value value,
   bool matches = declared.dim_size() == shape.rank();
   for (int i = 0; matches && i < declared.dim_size(); ++i)
     matches = !declared.dim(i).has_dim_value() ||
-              declared.dim(i).dim_value() == shape.dim(size_t(i));
+              declared.dim(i).dim_value() == shape.dim(size_t(i)) ||
+              (dynamic.dim(value, i) &&
+               declared.dim(i).dim_value() <= shape.dim(size_t(i)));
   if (!matches)
     return makeError("{}: output '{}' is declared with shape {} but the graph "
                      "computes {} (the declaration is wrong, or kiln lowered the graph wrongly)",
@@ -429,7 +433,7 @@ Error setResults(OnnxGraph &graph, const ModelState &state,
                        builder.takeError().message());
     if (value->shape().isTuple())
       return makeError("{}: output '{}' is a tuple", state.file, info.name());
-    if (Error error = checkOutput(info, value, state))
+    if (Error error = checkOutput(info, value, builder.dynamic(), state))
       return error;
     results.values.push_back(value);
     results.names.push_back(info.name());
