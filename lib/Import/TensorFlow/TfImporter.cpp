@@ -42,7 +42,7 @@ public:
   const DynamicShapes &dynamic() const { return builder_.dynamic(); }
 
 private:
-  Error checkFetch(const FetchSpec &fetch, const ir::Shape &shape) const;
+  Error checkFetch(const FetchSpec &fetch, Value value) const;
 
   TfPlan &plan_;
   ir::Module &module_;
@@ -77,13 +77,17 @@ Error Lowering::createParameters() {
   return Error::success();
 }
 
-// The config's optional fetch type and shape (-1 matches any size).
-Error Lowering::checkFetch(const FetchSpec &fetch, const ir::Shape &shape) const {
+// The config's optional fetch type and shape (-1 matches any size; along a
+// dimension of run-time size, any size up to the bound).
+Error Lowering::checkFetch(const FetchSpec &fetch, Value value) const {
+  const ir::Shape &shape = value->shape();
   bool fits = !fetch.type || *fetch.type == shape.dtype();
   if (fetch.dims) {
     fits = fits && fetch.dims->size() == shape.dims().size();
     for (size_t i = 0; fits && i < fetch.dims->size(); ++i)
-      fits = (*fetch.dims)[i] < 0 || (*fetch.dims)[i] == shape.dim(i);
+      fits = (*fetch.dims)[i] < 0 || (*fetch.dims)[i] == shape.dim(i) ||
+             (builder_.dynamic().dim(value, int64_t(i)) &&
+              (*fetch.dims)[i] <= shape.dim(i));
   }
   if (fits)
     return Error::success();
@@ -100,7 +104,7 @@ Expected<std::vector<Value>> Lowering::results() {
                                           fmt::format("fetch '{}'", fetch.name));
     if (!value)
       return makeError("{}: error: {}", plan_.model.path, value.errorMessage());
-    if (Error error = checkFetch(fetch, (*value)->shape()))
+    if (Error error = checkFetch(fetch, *value))
       return error;
     values.push_back(*value);
   }
