@@ -78,8 +78,16 @@ const std::string &DynamicShapes::origin(const SizeForm &form) const {
 
 void DynamicShapes::setDim(Value v, int64_t dim, DynamicDim d) {
   assert(v && dim >= 0 && dim < int64_t(v->shape().rank()));
-  if (d.form.isConstant())
-    return; // the bound is the extent: a static dimension
+  auto found = dims_.find(v);
+  if (d.form.isConstant()) { // the bound is the extent: a static dimension
+    if (found == dims_.end())
+      return;
+    found->second[size_t(dim)].reset();
+    if (std::none_of(found->second.begin(), found->second.end(),
+                     [](const auto &entry) { return entry.has_value(); }))
+      dims_.erase(found);
+    return;
+  }
   std::vector<std::optional<DynamicDim>> &entry = dims_[v];
   entry.resize(v->shape().rank());
   entry[size_t(dim)] = std::move(d);
