@@ -128,6 +128,23 @@ std::string describe(const TensorInfo &tensor) {
                      ir::numpyName(tensor.dtype), dims);
 }
 
+/// A result's description, saying which results are padded and which
+/// hold counts; other results are described as before.
+std::string describeResult(const ModelInfo &info, size_t index) {
+  const TensorInfo &result = info.results[index];
+  if (const BoundInfo *bound = findBound(info, index, false))
+    return describe(result) +
+           fmt::format(", padded along dim {}: result {} holds how many "
+                       "entries are valid",
+                       bound->dim, bound->countResult);
+  if (const BoundInfo *bound = findBound(info, index, true))
+    return describe(result) +
+           fmt::format(", the valid entries of result {} ('{}')",
+                       bound->result,
+                       commentSafe(info.results.at(bound->result).name));
+  return describe(result);
+}
+
 /// An arg's description, saying what kind of variable it is.
 std::string describeArg(const TensorInfo &arg) {
   if (arg.kind != ArgKind::Variable)
@@ -136,7 +153,7 @@ std::string describeArg(const TensorInfo &arg) {
                                        : ", variable written in place");
 }
 
-int64_t elementCount(const TensorInfo &tensor) {
+int64_t elementCountOf(const TensorInfo &tensor) {
   int64_t count = 1;
   for (int64_t d : tensor.shape)
     count *= d;
@@ -149,8 +166,11 @@ class AccessorWriter {
 public:
   explicit AccessorWriter(std::string &out) : out_(out) {}
 
+  /// `elementCount` false leaves out PREFIX_count(), whose name the count
+  /// result of a bounded output takes.
   void write(const TensorInfo &tensor, std::string_view generic, size_t index,
-             const std::string &prefix, bool settable) {
+             const std::string &prefix, bool settable,
+             bool elementCount = true) {
     std::string_view type = cppElementType(tensor.dtype);
     if (settable)
       out_ += fmt::format("  void set_{0}_data(const void* data) {{ "
@@ -160,9 +180,12 @@ public:
         "  {0}* {1}_data() {{ return static_cast<{0}*>({2}_data({3})); }}\n"
         "  const {0}* {1}_data() const {{ return static_cast<const {0}*>"
         "({2}_data({3})); }}\n"
-        "  static constexpr size_t {1}_size() {{ return {4}; }}\n"
-        "  static constexpr size_t {1}_count() {{ return {5}; }}\n",
-        type, prefix, generic, index, tensor.bytes, elementCount(tensor));
+        "  static constexpr size_t {1}_size() {{ return {4}; }}\n",
+        type, prefix, generic, index, tensor.bytes);
+    if (elementCount)
+      out_ += fmt::format(
+          "  static constexpr size_t {}_count() {{ return {}; }}\n", prefix,
+          elementCountOf(tensor));
     std::string params, flat;
     for (size_t d = 0; d < tensor.shape.size(); ++d) {
       params += fmt::format("{}size_t i{}", d ? ", " : "", d);
@@ -217,11 +240,16 @@ std::string accessors(const ModelInfo &info) {
   }
   std::vector<std::string> resultNames = uniqueIdentifiers(info.results);
   for (size_t i = 0; i < info.results.size(); ++i) {
-    out += fmt::format("\n  // result {} {}\n", i, describe(info.results[i]));
-    writer.write(info.results[i], "result", i, fmt::format("result{}", i),
-                 false);
-    writer.write(info.results[i], "result", i, "result_" + resultNames[i],
-                 false);
+    const TensorInfo &result = info.results[i];
+    out += fmt::format("\n  // result {} {}\n", i, describeResult(info, i));
+    writer.write(result, "result", i, fmt::format("result{}", i), false);
+    // A bounded output's result_NAME_count() is its count result's element
+    // accessor: the number of valid entries, not the padded element count.
+    const BoundInfo *bound = findBound(info, i, false);
+    bool countTakesName =
+        bound && resultNames.at(bound->countResult) == resultNames[i] + "_count";
+    writer.write(result, "result", i, "result_" + resultNames[i], false,
+                 !countTakesName);
   }
   return out;
 }
@@ -231,9 +259,18 @@ std::string bufferMacros(const ModelInfo &info, const std::string &macro) {
   for (size_t i = 0; i < info.args.size(); ++i)
     out += fmt::format("#define {}_ARG{}_SIZE {} /* {} */\n", macro, i,
                        info.args[i].bytes, describeArg(info.args[i]));
-  for (size_t i = 0; i < info.results.size(); ++i)
+  for (size_t i = 0; i < info.results.size(); ++i) {
+    const TensorInfo &result = info.results[i];
     out += fmt::format("#define {}_RESULT{}_SIZE {} /* {} */\n", macro, i,
-                       info.results[i].bytes, describe(info.results[i]));
+                       result.bytes, describeResult(info, i));
+    if (const BoundInfo *bound = findBound(info, i, false))
+      out += fmt::format(
+          "#define {0}_RESULT{1}_BOUNDED_DIM {2} /* entries >= the count "
+          "along this dim are padding */\n"
+          "#define {0}_RESULT{1}_COUNT_RESULT {3} /* results[{3}], an int32_t, "
+          "holds the count */\n",
+          macro, i, bound->dim, bound->countResult);
+  }
   return out;
 }
 
@@ -264,6 +301,14 @@ std::pair<std::string, std::string> namespaces(std::string_view path) {
 }
 
 } // namespace
+
+const BoundInfo *findBound(const ModelInfo &info, size_t result,
+                           bool asCount) {
+  for (const BoundInfo &bound : info.bounded)
+    if ((asCount ? bound.countResult : bound.result) == result)
+      return &bound;
+  return nullptr;
+}
 
 std::string toCIdentifier(std::string_view text) {
   std::string out;

@@ -54,8 +54,26 @@ std::string shapeList(const std::vector<int64_t> &shape) {
   return out + "]";
 }
 
+/// The fields a bounded result and its count add after "bytes"; nothing
+/// for other results, whose objects stay as they were.
+std::string boundFields(const ModelInfo &info, size_t result) {
+  if (const BoundInfo *bound = findBound(info, result, false))
+    return fmt::format(",\n      \"bounded\": {{ \"dim\": {}, \"count\": {}, "
+                       "\"count_result\": {} }}",
+                       bound->dim,
+                       jsonString(info.results.at(bound->countResult).name),
+                       bound->countResult);
+  if (const BoundInfo *bound = findBound(info, result, true))
+    return fmt::format(",\n      \"count_of\": {{ \"name\": {}, "
+                       "\"result\": {} }}",
+                       jsonString(info.results.at(bound->result).name),
+                       bound->result);
+  return "";
+}
+
 /// One element of "args" (with its kind) or "results" (without).
-std::string tensorObject(const TensorInfo &tensor, bool withKind) {
+std::string tensorObject(const TensorInfo &tensor, bool withKind,
+                         std::string_view extraFields) {
   std::string out = "    {\n";
   out += fmt::format("      \"name\": {},\n", jsonString(tensor.name));
   if (withKind)
@@ -67,16 +85,19 @@ std::string tensorObject(const TensorInfo &tensor, bool withKind) {
                        tensor.readonly ? "true" : "false");
   out += fmt::format("      \"dtype\": \"{}\",\n", ir::numpyName(tensor.dtype));
   out += fmt::format("      \"shape\": {},\n", shapeList(tensor.shape));
-  out += fmt::format("      \"bytes\": {}\n", tensor.bytes);
+  out += fmt::format("      \"bytes\": {}{}\n", tensor.bytes, extraFields);
   return out + "    }";
 }
 
-std::string tensorArray(const std::vector<TensorInfo> &all, bool withKind) {
+/// "args" (with kinds) or, given `info`, "results" (with their bounds).
+std::string tensorArray(const std::vector<TensorInfo> &all, bool withKind,
+                        const ModelInfo *info = nullptr) {
   if (all.empty())
     return "[]";
   std::string out = "[\n";
   for (size_t i = 0; i < all.size(); ++i)
-    out += tensorObject(all[i], withKind) + (i + 1 < all.size() ? ",\n" : "\n");
+    out += tensorObject(all[i], withKind, info ? boundFields(*info, i) : "") +
+           (i + 1 < all.size() ? ",\n" : "\n");
   return out + "  ]";
 }
 
@@ -153,7 +174,7 @@ std::string generateManifest(const ModelInfo &info) {
                      jsonStringOrNull(info.weightsSection),
                      jsonStringOrNull(info.arenaSection));
   out += fmt::format("  \"args\": {},\n", tensorArray(info.args, true));
-  out += fmt::format("  \"results\": {},\n", tensorArray(info.results, false));
+  out += fmt::format("  \"results\": {},\n", tensorArray(info.results, false, &info));
   out += fmt::format("  \"kernels\": {},\n", kernelArray(info.kernels));
   if (!info.loops.empty()) // additive: models without loops keep their manifest
     out += fmt::format("  \"loops\": {},\n", loopArray(info.loops));

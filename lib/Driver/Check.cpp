@@ -9,6 +9,7 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Driver/Check.h"
 
+#include "BoundedOutputs.h"
 #include "CheckModule.h"
 #include "MemoryBudget.h"
 #include "SeededInputs.h"
@@ -25,6 +26,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdlib>
+#include <limits>
 #include <optional>
 #include <ostream>
 
@@ -49,6 +51,58 @@ struct ExpectedOutput {
   std::string file;
   ir::Literal value;
 };
+
+/// The dimension along which result `result` is bounded, if it is.
+std::optional<int64_t> boundedDim(const import::ImportedModel &model,
+                                  size_t result) {
+  for (const import::BoundedResult &bounded : model.boundedResults)
+    if (bounded.result == result)
+      return bounded.dim;
+  return std::nullopt;
+}
+
+/// Whether an --expect array of shape `file` can be compared with a result
+/// of shape `result`: the same shape, except that a bounded result's file
+/// holds only the valid entries along `dim` (as `kiln run` writes them).
+bool fitsResult(const ir::Shape &file, const ir::Shape &result,
+                std::optional<int64_t> dim) {
+  if (!dim || file.isTuple() || file.dtype() != result.dtype() ||
+      file.rank() != result.rank())
+    return file == result;
+  for (int64_t d = 0; d < result.rank(); ++d)
+    if (d == *dim ? file.dim(size_t(d)) > result.dim(size_t(d))
+                  : file.dim(size_t(d)) != result.dim(size_t(d)))
+      return false;
+  return true;
+}
+
+/// The model's outputs among the probes of `values`, bounded ones cut to
+/// their valid entries.
+Expected<std::vector<ir::Literal>>
+validOutputs(const import::ImportedModel &model, const CheckModules &check,
+             const std::vector<ir::Literal> &values) {
+  std::vector<ir::Literal> outputs;
+  for (size_t probe : check.outputs)
+    outputs.push_back(values[probe]);
+  if (Error error =
+          trimBoundedResults(model.boundedResults, model.resultNames, outputs))
+    return error;
+  return outputs;
+}
+
+/// compareTensors, where a bounded output's valid entries may differ in
+/// number: then every element of the longer one counts as a mismatch.
+Difference compareOutputs(const ir::Literal &got, const ir::Literal &want,
+                          const Tolerance &tolerance) {
+  if (got.shape() == want.shape())
+    return compareTensors(got, want, tolerance);
+  Difference difference;
+  difference.maxAbs = difference.relative =
+      std::numeric_limits<double>::infinity();
+  difference.elements = difference.mismatches =
+      std::max(got.numElements(), want.numElements());
+  return difference;
+}
 
 Expected<std::vector<ExpectedOutput>>
 loadExpected(const import::ImportedModel &model,
@@ -76,11 +130,16 @@ loadExpected(const import::ImportedModel &model,
     const ir::Shape &shape = root->opcode() == ir::Opcode::Tuple
                                  ? root->operand(result)->shape()
                                  : root->shape();
-    if (literal->shape() != shape)
+    std::optional<int64_t> dim = boundedDim(model, result);
+    if (!fitsResult(literal->shape(), shape, dim))
       return makeError("--expect '{}': the file holds {} but result '{}' is "
-                       "{}",
+                       "{}{}",
                        spec, literal->shape().toString(), name,
-                       shape.toString());
+                       shape.toString(),
+                       dim ? fmt::format(" (at most {} valid entries along "
+                                         "dimension {})",
+                                         shape.dim(size_t(*dim)), *dim)
+                           : "");
     expected.push_back({result, file, std::move(*literal)});
   }
   return expected;
@@ -298,6 +357,22 @@ void Report::printF64(std::ostream &out,
                      figure(output / *results_[*worst].growth), figure(output));
 }
 
+/// For a bounded output: how many entries were compared, or how many each
+/// side has when they differ in number.
+std::string validEntriesNote(const ir::Literal &got, const ir::Literal &want,
+                             std::optional<int64_t> dim) {
+  if (!dim)
+    return "";
+  int64_t gotCount = got.shape().dim(size_t(*dim));
+  int64_t wantCount = want.shape().dim(size_t(*dim));
+  if (gotCount == wantCount)
+    return fmt::format(" ({} valid entries along dimension {})", gotCount,
+                       *dim);
+  return fmt::format(" (valid entries along dimension {}: compiled {}, "
+                     "reference {})",
+                     *dim, gotCount, wantCount);
+}
+
 /// The outputs against an independent oracle: the evaluator on the module
 /// as imported (so an optimization pass that changes the meaning shows).
 bool checkImported(const import::ImportedModel &model,
@@ -311,16 +386,28 @@ bool checkImported(const import::ImportedModel &model,
         << imported.errorMessage() << ")\n";
     return false;
   }
+  Expected<std::vector<ir::Literal>> compiled =
+      validOutputs(model, check, values.compiled);
+  Error trimmed = compiled ? trimBoundedResults(model.boundedResults,
+                                                model.resultNames, *imported)
+                           : compiled.takeError();
+  if (trimmed) {
+    out << "outputs vs the evaluator on the imported module: not compared ("
+        << trimmed.message() << ")\n";
+    return false;
+  }
   bool agree = true;
   for (size_t i = 0; i < check.outputs.size(); ++i) {
-    Difference difference = compareTensors(values.compiled[check.outputs[i]],
-                                           (*imported)[i], tolerance);
+    Difference difference =
+        compareOutputs((*compiled)[i], (*imported)[i], tolerance);
     agree = agree && difference.agrees();
     out << fmt::format("output '{}' vs the evaluator on the imported module: "
-                       "max abs {}, max rel {}: {}\n",
+                       "max abs {}, max rel {}: {}{}\n",
                        model.resultNames[i], figure(difference.maxAbs),
                        figure(difference.relative),
-                       difference.agrees() ? "agree" : "DIFFERS");
+                       difference.agrees() ? "agree" : "DIFFERS",
+                       validEntriesNote((*compiled)[i], (*imported)[i],
+                                        boundedDim(model, i)));
   }
   return agree;
 }
@@ -329,21 +416,36 @@ bool checkExpected(const std::vector<ExpectedOutput> &expected,
                    const import::ImportedModel &model,
                    const CheckModules &check, const Values &values,
                    const Tolerance &tolerance, std::ostream &out) {
+  if (expected.empty())
+    return true;
+  Expected<std::vector<ir::Literal>> compiled =
+      validOutputs(model, check, values.compiled);
+  if (!compiled) {
+    out << "outputs vs --expect: not compared (" << compiled.errorMessage()
+        << ")\n";
+    return false;
+  }
+  std::optional<std::vector<ir::Literal>> wide;
+  if (values.wide)
+    if (Expected<std::vector<ir::Literal>> valid =
+            validOutputs(model, check, *values.wide))
+      wide = std::move(*valid);
   bool agree = true;
   for (const ExpectedOutput &entry : expected) {
-    size_t probe = check.outputs[entry.result];
-    Difference difference =
-        compareTensors(values.compiled[probe], entry.value, tolerance);
+    const ir::Literal &got = (*compiled)[entry.result];
+    Difference difference = compareOutputs(got, entry.value, tolerance);
     agree = agree && difference.agrees();
     std::string line = fmt::format(
-        "output '{}' vs --expect {}: max abs {}, max rel {}: {}",
+        "output '{}' vs --expect {}: max abs {}, max rel {}: {}{}",
         model.resultNames[entry.result], entry.file, figure(difference.maxAbs),
         figure(difference.relative),
-        difference.agrees() ? "agree" : "DIFFERS");
-    if (values.wide && isFloatProbe(entry.value))
+        difference.agrees() ? "agree" : "DIFFERS",
+        validEntriesNote(got, entry.value, boundedDim(model, entry.result)));
+    if (wide && isFloatProbe(entry.value) &&
+        (*wide)[entry.result].shape().dims() == entry.value.shape().dims())
       line += fmt::format(
           " (that runtime's rel error vs float64: {})",
-          figure(compareTensors(entry.value, (*values.wide)[probe], tolerance)
+          figure(compareTensors(entry.value, (*wide)[entry.result], tolerance)
                      .relative));
     out << line << "\n";
   }

@@ -257,6 +257,7 @@ aot::ModelInfo describe(const ir::Module &module,
                         const std::vector<import::ArgMetadata> &args,
                         const std::vector<std::string> &names,
                         const std::vector<import::VariableUpdate> &updates,
+                        const std::vector<import::BoundedResult> &bounded,
                         const std::string &name) {
   aot::ModelInfo info;
   info.name = aot::toCIdentifier(name);
@@ -274,9 +275,16 @@ aot::ModelInfo describe(const ir::Module &module,
   std::vector<ir::Shape> shapes = rootShape.isTuple()
                                       ? rootShape.tupleElements()
                                       : std::vector<ir::Shape>{rootShape};
-  for (size_t i = 0; i < shapes.size(); ++i)
+  // Module result i is info.results[position[i]] unless written back.
+  std::vector<size_t> position;
+  for (size_t i = 0; i < shapes.size(); ++i) {
+    position.push_back(info.results.size());
     if (!isWrittenBack(updates, i))
       info.results.push_back(tensorInfo(names.at(i), shapes[i]));
+  }
+  for (const import::BoundedResult &result : bounded)
+    info.bounded.push_back({position.at(result.result), result.dim,
+                            position.at(result.countResult)});
   return info;
 }
 
@@ -287,13 +295,13 @@ aot::ModelInfo describeModel(const ir::Module &module,
   std::vector<import::ArgMetadata> args;
   for (const ir::Instruction *parameter : module.entry()->parameters())
     args.push_back({parameter->name(), false, true});
-  return describe(module, args, resultNames(module), {}, name);
+  return describe(module, args, resultNames(module), {}, {}, name);
 }
 
 aot::ModelInfo describeModel(const import::ImportedModel &model,
                              const std::string &name) {
   return describe(*model.module, model.args, model.resultNames,
-                  model.variableUpdates, name);
+                  model.variableUpdates, model.boundedResults, name);
 }
 
 namespace {

@@ -34,6 +34,7 @@ optimizedCopy(const import::ImportedModel &model, bool optimize,
   copy.args = model.args;
   copy.resultNames = model.resultNames;
   copy.variableUpdates = model.variableUpdates;
+  copy.boundedResults = model.boundedResults;
   copy.summary = model.summary;
   return copy;
 }

@@ -1,6 +1,7 @@
 //===- RunDriver.cpp - `kiln run`: execute a model on .npy inputs ---------===//
 #include "kiln/Driver/Driver.h"
 
+#include "BoundedOutputs.h"
 #include "MemoryBudget.h"
 
 #include "kiln/Driver/Compile.h"
@@ -238,19 +239,27 @@ Expected<std::vector<RunOutput>> runModel(const RunOptions &options) {
   const std::vector<std::string> &names = model->resultNames;
   std::vector<std::string> files = resultFileNames(names);
   assert(results->size() == names.size() && "one literal per result");
+  std::vector<ir::Shape> padded;
+  for (const ir::Literal &result : *results)
+    padded.push_back(result.shape());
+  if (Error error = trimBoundedResults(model->boundedResults, names, *results))
+    return error;
   AtomicFileSet fileSet;
   std::vector<RunOutput> outputs;
   for (size_t i = 0; i < names.size(); ++i) {
     std::string path =
         (std::filesystem::path(options.outputDir) / (files[i] + ".npy"))
             .string();
-    outputs.push_back({names[i], path, (*results)[i].shape()});
+    outputs.push_back({names[i], path, (*results)[i].shape(), std::nullopt});
     Expected<std::string> text =
         npyFileText(std::move((*results)[i]), names[i]);
     if (!text)
       return text.takeError();
     fileSet.add(path, std::move(*text));
   }
+  for (const import::BoundedResult &bounded : model->boundedResults)
+    outputs[bounded.result].bound =
+        RunOutput::Bound{bounded.dim, padded[bounded.result]};
   // Created once every file's contents exist: a failure above leaves no
   // directory behind either.
   std::error_code ec;

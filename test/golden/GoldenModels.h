@@ -54,6 +54,23 @@ inline aot::ModelInfo detector() {
   return info;
 }
 
+/// A bounded result (a Where: the indices of true elements, padded at 6
+/// rows) with its count as the last result, and a static result between
+/// them that must read as in any other header.
+inline aot::ModelInfo selector() {
+  aot::ModelInfo info;
+  info.name = "selector";
+  info.triple = "x86_64-unknown-linux-gnu";
+  info.cpu = "generic";
+  info.args = {{"mask", aot::ArgKind::Feed, true, ir::DType::Pred, {2, 3}, 6}};
+  info.results = {
+      {"indices", aot::ArgKind::Feed, true, ir::DType::S64, {6, 2}, 96},
+      {"any", aot::ArgKind::Feed, true, ir::DType::Pred, {}, 1},
+      {"indices_count", aot::ArgKind::Feed, true, ir::DType::S32, {}, 4}};
+  info.bounded = {{0, 0, 2}};
+  return info;
+}
+
 } // namespace kiln::golden
 
 #endif // KILN_TEST_GOLDEN_GOLDENMODELS_H

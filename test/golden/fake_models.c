@@ -4,12 +4,16 @@
  *   detector: boxes[i] = image[i] * threshold (first 8 values),
  *             keep[j] = image[j] > threshold, and the writable variable
  *             step.count incremented in place;
- *             fails (returns 1) when the arena is not 64-byte aligned.
+ *             fails (returns 1) when the arena is not 64-byte aligned;
+ *   selector: indices = the (row, column) of each true element of mask in
+ *             row-major order, padded with zeros to 6 rows, its count in
+ *             indices_count, and any = whether one is true.
  * add_relu_run_parallel runs one task per element through the pool, like a
  * split kernel; detector_run_parallel ignores the pool. */
 #include "add_relu.h"
 #include "detector.h"
 #include "kiln/runtime.h"
+#include "selector.h"
 
 #include <stdbool.h>
 
@@ -64,4 +68,29 @@ int detector_run_parallel(const void *const *args, void *const *results,
                           void *arena, const kiln_parallel *pool) {
   (void)pool;
   return detector_run(args, results, arena);
+}
+
+int selector_run(const void *const *args, void *const *results, void *arena) {
+  const bool *mask = (const bool *)args[0];
+  int64_t *indices = (int64_t *)results[0];
+  int32_t count = 0;
+  int i;
+  (void)arena;
+  for (i = 0; i < 12; ++i)
+    indices[i] = 0;
+  for (i = 0; i < 6; ++i)
+    if (mask[i]) {
+      indices[2 * count] = i / 3;
+      indices[2 * count + 1] = i % 3;
+      ++count;
+    }
+  *(bool *)results[1] = count > 0;
+  *(int32_t *)results[SELECTOR_RESULT0_COUNT_RESULT] = count;
+  return 0;
+}
+
+int selector_run_parallel(const void *const *args, void *const *results,
+                          void *arena, const kiln_parallel *pool) {
+  (void)pool;
+  return selector_run(args, results, arena);
 }

@@ -2,6 +2,7 @@
 #include "add_relu.h"
 #include "detector.h"
 #include "kiln/runtime.h"
+#include "selector.h"
 
 #include <stdio.h>
 
@@ -33,6 +34,16 @@ int main(void) {
     return 1;
   printf("%s %d %d\n", kiln_status_string(status), ADD_RELU_NUM_ARGS,
          (int)sizeof(empty_arena));
+  { /* A bounded result: its count is the result the header names. */
+    int64_t indices[SELECTOR_RESULT0_SIZE / sizeof(int64_t)];
+    unsigned char any;
+    int32_t count;
+    void *bounded[SELECTOR_NUM_RESULTS];
+    bounded[0] = indices;
+    bounded[1] = &any;
+    bounded[SELECTOR_RESULT0_COUNT_RESULT] = &count;
+    (void)bounded;
+  }
   /* The prototype has exactly the documented C type. */
   {
     int (*entry)(const void *const *, void *const *, void *) = add_relu_run;

@@ -4,6 +4,7 @@
 #include "add_relu.h"
 #include "detector.h"
 #include "kiln/runtime.h"
+#include "selector.h"
 
 #include <cstdio>
 #include <cstring>
@@ -100,12 +101,34 @@ static int testDetector() {
   return 0;
 }
 
+static int testSelector() {
+  static_assert(Selector::kNumResults == 3 && SELECTOR_RESULT0_BOUNDED_DIM == 0, "");
+  // The padded result keeps its element count by index; by name,
+  // result_indices_count() is the count result: the valid rows.
+  static_assert(Selector::result0_count() == 12 && Selector::result2_count() == 1, "");
+  Selector model;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 3; ++j)
+      model.arg_mask(i, j) = (i + j) % 2 == 1; // (0,1), (1,0), (1,2)
+  EXPECT(model.Run());
+  EXPECT(model.result_indices_count() == 3 && model.result2() == 3);
+  EXPECT(model.result_indices(0, 1) == 1 && model.result_indices(1, 0) == 1);
+  EXPECT(model.result_indices(2, 0) == 1 && model.result_indices(2, 1) == 2);
+  EXPECT(model.result_any());
+  EXPECT(Selector::LookupResultIndex("indices_count") == SELECTOR_RESULT0_COUNT_RESULT);
+  const Selector &view = model;
+  EXPECT(view.result_indices_count() == 3);
+  return 0;
+}
+
 int main() {
   if (int failed = testAddRelu())
     return failed;
   if (int failed = testDetector())
     return failed;
   if (int failed = testThreadPool())
+    return failed;
+  if (int failed = testSelector())
     return failed;
   std::printf("golden classes ok\n");
   return 0;

@@ -197,6 +197,30 @@ class KilnRunner:
                      for p, a in zip(outs, manifest['args'])]
 
 
+def model_outputs(manifest):
+    """The manifest's results that are model outputs: all but the counts of bounded results."""
+    return [r for r in manifest['results'] if 'count_of' not in r]
+
+
+def valid_results(manifest, got):
+    """`got` (one array per manifest result) as the model's outputs: each bounded result
+    (docs/abi.md, "Bounded results") cut to the valid entries its count result gives, and
+    the counts left out."""
+    outputs = []
+    for result, array in zip(manifest['results'], got):
+        if 'count_of' in result:
+            continue
+        bound = result.get('bounded')
+        if bound:
+            count = int(got[bound['count_result']].reshape(()))
+            if not 0 <= count <= array.shape[bound['dim']]:
+                raise Failure(f'{result["name"]}: count {count} outside [0, '
+                              f'{array.shape[bound["dim"]]}]')
+            array = np.take(array, np.arange(count), axis=bound['dim'])
+        outputs.append(array)
+    return outputs
+
+
 def compare(label, got, want, rtol, atol):
     """Raises Failure unless got matches want (cast to got's dtype for integer/bool)."""
     want = np.asarray(want)

@@ -11,6 +11,35 @@ using kiln::testing::readGolden;
 TEST_CASE("headers match the golden files", "[aot][golden]") {
   CHECK(aot::generateHeader(golden::addRelu()) == readGolden("add_relu.h"));
   CHECK(aot::generateHeader(golden::detector()) == readGolden("detector.h"));
+  CHECK(aot::generateHeader(golden::selector()) == readGolden("selector.h"));
+}
+
+TEST_CASE("a bounded result names its count; its static peers are unchanged",
+          "[aot]") {
+  aot::ModelInfo bounded = golden::selector();
+  aot::ModelInfo plain = bounded;
+  plain.bounded.clear();
+  std::string header = aot::generateHeader(bounded);
+  std::string before = aot::generateHeader(plain);
+  CHECK(header.find("#define SELECTOR_RESULT0_COUNT_RESULT 2 ") !=
+        std::string::npos);
+  CHECK(header.find("#define SELECTOR_RESULT0_BOUNDED_DIM 0 ") !=
+        std::string::npos);
+  // result_indices_count() is the count result's element accessor only: the
+  // padded result's element count by that name would not compile beside it.
+  CHECK(header.find("static constexpr size_t result_indices_count()") ==
+        std::string::npos);
+  CHECK(before.find("static constexpr size_t result_indices_count()") !=
+        std::string::npos);
+  CHECK(header.find("int32_t& result_indices_count() {") != std::string::npos);
+  CHECK(header.find("static constexpr size_t result0_count() { return 12; }") !=
+        std::string::npos);
+  // The static result's lines read as they do without any bounded result.
+  for (std::string line : {"#define SELECTOR_RESULT1_SIZE 1 /* 'any': bool[] */\n",
+                           "  // result 1 'any': bool[]\n"}) {
+    CHECK(header.find(line) != std::string::npos);
+    CHECK(before.find(line) != std::string::npos);
+  }
 }
 
 TEST_CASE("names become valid C identifiers", "[aot]") {

@@ -14,6 +14,24 @@ TEST_CASE("manifests match the golden files", "[aot][golden]") {
         readGolden("add_relu.json"));
   CHECK(aot::generateManifest(golden::detector()) ==
         readGolden("detector.json"));
+  CHECK(aot::generateManifest(golden::selector()) ==
+        readGolden("selector.json"));
+}
+
+TEST_CASE("the manifest marks a bounded result and its count", "[aot]") {
+  auto json = nlohmann::ordered_json::parse(
+      aot::generateManifest(golden::selector()));
+  const auto &results = json["results"];
+  CHECK(results[0]["bounded"] ==
+        nlohmann::ordered_json{{"dim", 0}, {"count", "indices_count"},
+                       {"count_result", 2}});
+  CHECK(results[2]["count_of"] ==
+        nlohmann::ordered_json{{"name", "indices"}, {"result", 0}});
+  CHECK(results[2]["dtype"] == "int32");
+  CHECK(results[2]["shape"] == nlohmann::json::array());
+  // A static result has neither field.
+  CHECK(!results[1].contains("bounded"));
+  CHECK(!results[1].contains("count_of"));
 }
 
 TEST_CASE("the manifest is JSON with the documented keys in order", "[aot]") {

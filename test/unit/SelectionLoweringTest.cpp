@@ -39,10 +39,24 @@ Value boundedScalar(Graph &g, int64_t value, int64_t hi) {
   return v;
 }
 
+/// ONNX NonMaxSuppression (opset 11) with the given scalar inputs.
+Value onnxNms(Graph &g, Value boxes, Value scores, int64_t maxPerClass,
+              double iou, double scoreThreshold) {
+  return lowerOnnx(g, "NonMaxSuppression", 11,
+                   {boxes, scores, g.b.ints(DType::S64, {maxPerClass}),
+                    g.b.scalar(DType::F32, iou),
+                    g.b.scalar(DType::F32, scoreThreshold)})
+      .at(0);
+}
+
 const std::vector<double> kBoxes = {0, 0,   1, 1,    0, 0.1,  1, 1.1,
                                     1, 1,   0, 0,    0, 10,   1, 11,
                                     0, 10.1, 1, 11.1, 0, 100, 1, 101};
 const std::vector<double> kScores = {0.6, 0.75, 0.9, 0.95, 0.5, 0.99};
+/// The boxes of ONNX's test_nonmaxsuppression_suppress_by_IOU* cases.
+const std::vector<double> kOnnxBoxes = {0, 0,    1, 1,    0, 0.1,  1, 1.1,
+                                        0, -0.1, 1, 0.9,  0, 10,   1, 11,
+                                        0, 10.1, 1, 11.1, 0, 100,  1, 101};
 } // namespace
 
 TEST_CASE("TF Where: coordinates in row-major order, padded at numel "
@@ -159,17 +173,10 @@ TEST_CASE("ONNX NonMaxSuppression: (batch, class, box) rows at the running "
   // test_nonmaxsuppression_suppress_by_IOU_and_scores: [[0,0,3],[0,0,0]],
   // padded to the bound 3.
   Graph g;
-  const std::vector<double> boxes = {0, 0,    1, 1,    0, 0.1,  1, 1.1,
-                                     0, -0.1, 1, 0.9,  0, 10,   1, 11,
-                                     0, 10.1, 1, 11.1, 0, 100,  1, 101};
-  Value b = g.param(Shape(DType::F32, {1, 6, 4}), boxes);
+  Value b = g.param(Shape(DType::F32, {1, 6, 4}), kOnnxBoxes);
   Value s = g.param(Shape(DType::F32, {1, 1, 6}),
                     {0.9, 0.75, 0.6, 0.95, 0.5, 0.3});
-  Value nms = lowerOnnx(g, "NonMaxSuppression", 11,
-                        {b, s, g.b.ints(DType::S64, {3}),
-                         g.b.scalar(DType::F32, 0.5),
-                         g.b.scalar(DType::F32, 0.4)})
-                  .at(0);
+  Value nms = onnxNms(g, b, s, 3, 0.5, 0.4);
   auto [dims, rows] = g.run(nms);
   CHECK(dims == Dims{3, 3});
   CHECK(rows == Values{0, 0, 3, 0, 0, 0, 0, 0, 0});
@@ -188,10 +195,7 @@ TEST_CASE("ONNX NonMaxSuppression: identical boxes and two batches (ONNX "
   std::vector<double> boxes, scores(20, 0.9);
   for (int i = 0; i < 10; ++i)
     boxes.insert(boxes.end(), {0, 0, 1, 1});
-  const std::vector<double> second = {0, 0,    1, 1,    0, 0.1,  1, 1.1,
-                                      0, -0.1, 1, 0.9,  0, 10,   1, 11,
-                                      0, 10.1, 1, 11.1, 0, 100,  1, 101};
-  boxes.insert(boxes.end(), second.begin(), second.end());
+  boxes.insert(boxes.end(), kOnnxBoxes.begin(), kOnnxBoxes.end());
   for (int i = 0; i < 4; ++i) // unselectable fillers far away, score 0
     boxes.insert(boxes.end(), {0, 1000.0 + 2 * i, 1, 1001.0 + 2 * i});
   const double secondScores[] = {0.9, 0.75, 0.6, 0.95, 0.5, 0.3, 0, 0, 0, 0};
@@ -199,14 +203,42 @@ TEST_CASE("ONNX NonMaxSuppression: identical boxes and two batches (ONNX "
     scores[size_t(10 + i)] = secondScores[i];
   Value b = g.param(Shape(DType::F32, {2, 10, 4}), boxes);
   Value s = g.param(Shape(DType::F32, {2, 1, 10}), scores);
-  Value nms = lowerOnnx(g, "NonMaxSuppression", 11,
-                        {b, s, g.b.ints(DType::S64, {3}),
-                         g.b.scalar(DType::F32, 0.5),
-                         g.b.scalar(DType::F32, 0.0)})
-                  .at(0);
+  Value nms = onnxNms(g, b, s, 3, 0.5, 0.0);
   auto [dims, rows] = g.run(nms);
   CHECK(dims == Dims{6, 3});
   CHECK(rows ==
         Values{0, 0, 0, 1, 0, 3, 1, 0, 0, 1, 0, 5, 0, 0, 0, 0, 0, 0});
   CHECK(countOf(g, nms, 0) == 4);
+}
+
+TEST_CASE("ONNX NonMaxSuppression ignores boxes past a dynamic N's run-time "
+          "size (TF.js on the first 4 boxes, as for V3 above)",
+          "[import][selection]") {
+  Graph g;
+  Value boxes = g.param(Shape(DType::F32, {1, 6, 4}), kBoxes);
+  Value scores = g.param(Shape(DType::F32, {1, 1, 6}), kScores);
+  Value n = g.param(Shape(DType::S32, {}), {4});
+  SizeForm form = g.b.dynamic().newSymbol(0, 6, "n");
+  g.b.dynamic().setDim(boxes, 1, {n, form});
+  g.b.dynamic().setDim(scores, 2, {n, form});
+  Value nms = onnxNms(g, boxes, scores, 5, 0.5, 0.0);
+  auto [dims, rows] = g.run(nms);
+  CHECK(dims == Dims{5, 3});
+  CHECK(rows == Values{0, 0, 3, 0, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0});
+  CHECK(countOf(g, nms, 0) == 2);
+}
+
+TEST_CASE("TF NonMaxSuppressionV3: -0 and +0 scores tie, so the lower index "
+          "goes first (TF.js; TF compares scores with ==)",
+          "[import][selection]") {
+  Graph g;
+  Value boxes = g.param(Shape(DType::F32, {3, 4}),
+                        {0, 0, 1, 1, 0, 2, 1, 3, 0, 4, 1, 5});
+  Value scores = g.param(Shape(DType::F32, {3}), {-0.0, 0.0, -1});
+  Value nms = lowerTf(g, "NonMaxSuppressionV3",
+                      {boxes, scores, g.ints({3}), g.b.scalar(DType::F32, 0.5),
+                       g.b.scalar(DType::F32, -2)})
+                  .at(0);
+  auto [dims, values] = g.run(nms);
+  CHECK(values == Values{0, 1, 2});
 }

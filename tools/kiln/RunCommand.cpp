@@ -41,9 +41,14 @@ void addRunCommand(CLI::App &app, Runner &runner) {
       auto outputs = driver::runModel(*options);
       if (!outputs)
         return outputs.takeError();
-      for (const driver::RunOutput &output : *outputs)
-        std::cout << output.name << ": " << output.shape.toString() << " -> "
-                  << output.path << "\n";
+      for (const driver::RunOutput &output : *outputs) {
+        std::cout << output.name << ": " << output.shape.toString();
+        if (output.bound)
+          std::cout << " (count " << output.shape.dim(size_t(output.bound->dim))
+                    << " along dim " << output.bound->dim << " of "
+                    << output.bound->padded.toString() << ")";
+        std::cout << " -> " << output.path << "\n";
+      }
       return Error::success();
     };
   });

@@ -14,6 +14,15 @@ namespace kiln::aot {
 
 enum class ArgKind { Feed, Variable };
 
+/// Result `result` is padded at its bound along `dim`; result `countResult`
+/// (an s32[]) holds how many entries along `dim` are valid (docs/abi.md,
+/// "Bounded results").
+struct BoundInfo {
+  size_t result = 0;
+  int64_t dim = 0;
+  size_t countResult = 0;
+};
+
 struct TensorInfo {
   std::string name; // feed/fetch/variable name from the model or config
   ArgKind kind = ArgKind::Feed; // args only
@@ -75,6 +84,7 @@ struct ModelInfo {
   std::string arenaSection;
   std::vector<TensorInfo> args;    // feeds, then variables
   std::vector<TensorInfo> results; // fetches (variables update args in place)
+  std::vector<BoundInfo> bounded;  // results of run-time size, with counts
   std::vector<std::string> requiredSymbols;
   std::string tuning; // what the kernels were tuned for (TargetInfo)
   std::vector<KernelInfo> kernels;
@@ -87,6 +97,10 @@ struct ModelInfo {
 /// `text` made a valid C identifier: every character outside [A-Za-z0-9_]
 /// becomes '_', and a leading digit (or an empty text) gets a "m" prefix.
 std::string toCIdentifier(std::string_view text);
+
+/// The entry of `info.bounded` for result `result` if it is bounded, or
+/// for the result it counts if it is a count (`asCount`); else nullptr.
+const BoundInfo *findBound(const ModelInfo &info, size_t result, bool asCount);
 
 /// The default C++ class name for a model: UpperCamelCase of its name.
 std::string defaultClassName(std::string_view name);

@@ -17,6 +17,7 @@
 
 #include <iosfwd>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -89,7 +90,14 @@ struct RunOptions {
 struct RunOutput {
   std::string name; ///< Result name (instruction name) before sanitizing.
   std::string path; ///< The .npy file written.
-  ir::Shape shape;
+  ir::Shape shape;  ///< As written: a bounded result's valid entries only.
+  /// A bounded result (docs/abi.md): the dim its count applies to and the
+  /// padded shape the model returned it in.
+  struct Bound {
+    int64_t dim = 0;
+    ir::Shape padded;
+  };
+  std::optional<Bound> bound;
 };
 
 /// `kiln run`: binds every entry parameter by name to an .npy file, executes

@@ -38,6 +38,10 @@ struct NmsSpec {
   /// TensorFlow suppresses a candidate whose IoU is NaN (its weight is 0);
   /// ONNX Runtime keeps it (its `iou > threshold` test is false).
   bool nanIouSuppresses = true;
+  /// Run-time number of valid boxes (s32[]) when the caller knows it
+  /// (ONNX: boxes dim 1 of a batch); nullptr: boxes' or scores' dynamic
+  /// dim 0, if any.
+  Value boxCount = nullptr;
   std::string nodeName; ///< origin of the count's symbol
   /// False when the caller pads the result to a static size itself (TF's
   /// pad_to_max_output_size): only the count gets its form then.

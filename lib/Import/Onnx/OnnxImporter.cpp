@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Import/Onnx.h"
 
+#include "Common/BoundedResults.h"
 #include "Onnx/OnnxGraph.h"
 #include "Onnx/OnnxTensor.h"
 
@@ -384,8 +385,10 @@ Error lowerNodes(OnnxGraph &graph, const ModelState &state) {
 
 /// Checks a computed output against the model's declared type: a mismatch
 /// means a lowering is wrong, which must not reach the user as an answer.
+/// Along a dimension of run-time size (`dynamic`) any declared extent up to
+/// the bound fits: the count result says how many entries are valid.
 Error checkOutput(const onnxpb::ValueInfoProto &info, Value value,
-                  const ModelState &state) {
+                  const DynamicShapes &dynamic, const ModelState &state) {
   Expected<const onnxpb::TypeProto::Tensor *> tensor =
       tensorType(info, "output");
   if (!tensor)
@@ -408,7 +411,9 @@ Error checkOutput(const onnxpb::ValueInfoProto &info, Value value,
   bool matches = declared.dim_size() == shape.rank();
   for (int i = 0; matches && i < declared.dim_size(); ++i)
     matches = !declared.dim(i).has_dim_value() ||
-              declared.dim(i).dim_value() == shape.dim(size_t(i));
+              declared.dim(i).dim_value() == shape.dim(size_t(i)) ||
+              (dynamic.dim(value, i) &&
+               declared.dim(i).dim_value() <= shape.dim(size_t(i)));
   if (!matches)
     return makeError("{}: output '{}' is declared with shape {} but the graph "
                      "computes {} (the declaration is wrong, or kiln lowered the graph wrongly)",
@@ -420,7 +425,7 @@ Error checkOutput(const onnxpb::ValueInfoProto &info, Value value,
 Error setResults(OnnxGraph &graph, const ModelState &state,
                  ImportedModel &model) {
   GraphBuilder &builder = graph.builder();
-  std::vector<Value> results;
+  ResultList results;
   for (const onnxpb::ValueInfoProto &info : state.graph->output()) {
     Value value = graph.lookup(info.name());
     if (!value)
@@ -428,16 +433,22 @@ Error setResults(OnnxGraph &graph, const ModelState &state,
                        builder.takeError().message());
     if (value->shape().isTuple())
       return makeError("{}: output '{}' is a tuple", state.file, info.name());
-    if (Error error = checkOutput(info, value, state))
+    if (Error error = checkOutput(info, value, builder.dynamic(), state))
       return error;
-    results.push_back(value);
-    model.resultNames.push_back(info.name());
+    results.values.push_back(value);
+    results.names.push_back(info.name());
   }
-  if (results.empty())
+  if (results.values.empty())
     return makeError("{}: the graph has no outputs", state.file);
-  Value root = results.size() == 1
-                   ? results[0]
-                   : builder.add(ir::Opcode::Tuple, results);
+  if (Error error =
+          appendBoundedCounts(builder.dynamic(), state.file,
+                              results.values.size(), results,
+                              model.boundedResults))
+    return error;
+  model.resultNames = results.names;
+  Value root = results.values.size() == 1
+                   ? results.values[0]
+                   : builder.add(ir::Opcode::Tuple, results.values);
   if (Error error = builder.takeError())
     return makeError("{}: {}", state.file, error.message());
   builder.computation().setRoot(root);

@@ -92,6 +92,12 @@ void lowerNonMaxSuppression(OnnxNodeContext &ctx) {
   spec.scoreThreshold = ctx.hasInput(4) ? b.reshape(ctx.input(4), {}) : nullptr;
   spec.nanIouSuppresses = false;
   spec.nodeName = ctx.name();
+  // A dynamic number of boxes (boxes dim 1, scores dim 2): the padding
+  // boxes of each batch are no candidates.
+  if (const DynamicDim *d = b.dynamic().dim(boxes, 1))
+    spec.boxCount = d->size;
+  else if (const DynamicDim *d = b.dynamic().dim(scores, 2))
+    spec.boxCount = d->size;
   // Each class's rows are written at the running count of the earlier
   // ones; its zero padding is overwritten by the next class's rows.
   Value out = zeroBuffer(b, ir::Shape(DType::S64, {3}), total, 0);

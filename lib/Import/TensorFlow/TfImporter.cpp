@@ -10,6 +10,7 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Import/TensorFlow.h"
 
+#include "Common/BoundedResults.h"
 #include "TensorFlow/TfGraphLowering.h"
 #include "TensorFlow/TfPlan.h"
 #include "TensorFlow/TfTensor.h"
@@ -38,9 +39,10 @@ public:
   Error createParameters();
   Error lowerNode(size_t node) { return graph_.lowerNode(node); }
   Expected<std::vector<Value>> results();
+  const DynamicShapes &dynamic() const { return builder_.dynamic(); }
 
 private:
-  Error checkFetch(const FetchSpec &fetch, const ir::Shape &shape) const;
+  Error checkFetch(const FetchSpec &fetch, Value value) const;
 
   TfPlan &plan_;
   ir::Module &module_;
@@ -75,13 +77,17 @@ Error Lowering::createParameters() {
   return Error::success();
 }
 
-// The config's optional fetch type and shape (-1 matches any size).
-Error Lowering::checkFetch(const FetchSpec &fetch, const ir::Shape &shape) const {
+// The config's optional fetch type and shape (-1 matches any size; along a
+// dimension of run-time size, any size up to the bound).
+Error Lowering::checkFetch(const FetchSpec &fetch, Value value) const {
+  const ir::Shape &shape = value->shape();
   bool fits = !fetch.type || *fetch.type == shape.dtype();
   if (fetch.dims) {
     fits = fits && fetch.dims->size() == shape.dims().size();
     for (size_t i = 0; fits && i < fetch.dims->size(); ++i)
-      fits = (*fetch.dims)[i] < 0 || (*fetch.dims)[i] == shape.dim(i);
+      fits = (*fetch.dims)[i] < 0 || (*fetch.dims)[i] == shape.dim(i) ||
+             (builder_.dynamic().dim(value, int64_t(i)) &&
+              (*fetch.dims)[i] <= shape.dim(i));
   }
   if (fits)
     return Error::success();
@@ -98,7 +104,7 @@ Expected<std::vector<Value>> Lowering::results() {
                                           fmt::format("fetch '{}'", fetch.name));
     if (!value)
       return makeError("{}: error: {}", plan_.model.path, value.errorMessage());
-    if (Error error = checkFetch(fetch, (*value)->shape()))
+    if (Error error = checkFetch(fetch, *value))
       return error;
     values.push_back(*value);
   }
@@ -122,13 +128,24 @@ Expected<ImportedModel> lowerPlan(TfPlan &plan) {
   for (size_t node : plan.order)
     if (Error error = lowering.lowerNode(node))
       return error;
-  Expected<std::vector<Value>> results = lowering.results();
-  if (!results)
-    return results.takeError();
+  Expected<std::vector<Value>> values = lowering.results();
+  if (!values)
+    return values.takeError();
+  ImportedModel model;
+  ResultList results{std::move(*values), {}};
+  for (const FetchSpec &fetch : plan.fetches)
+    results.names.push_back(fetch.name);
+  for (const auto &[variable, value] : plan.state->updates)
+    results.names.push_back(plan.state->variables[variable].name);
+  if (Error error =
+          appendBoundedCounts(lowering.dynamic(), plan.model.path,
+                              plan.fetches.size(), results,
+                              model.boundedResults))
+    return error;
   GraphBuilder builder(*entry);
-  Value root = results->size() == 1
-                   ? results->front()
-                   : builder.add(ir::Opcode::Tuple, *results);
+  Value root = results.values.size() == 1
+                   ? results.values.front()
+                   : builder.add(ir::Opcode::Tuple, results.values);
   if (Error error = builder.takeError())
     return makeError("{}: error: {}", plan.model.path, error.message());
   entry->setRoot(root);
@@ -138,20 +155,16 @@ Expected<ImportedModel> lowerPlan(TfPlan &plan) {
                      "verify: {}",
                      plan.model.path, error.message());
 
-  ImportedModel model;
   for (const FeedSpec &feed : plan.feeds)
     if (!feed.frozen)
       model.args.push_back({feed.name, false, true});
   size_t feedArgs = model.args.size();
   for (const VariableSpec &variable : plan.state->variables)
     model.args.push_back({variable.name, true, variable.readonly});
-  for (const FetchSpec &fetch : plan.fetches)
-    model.resultNames.push_back(fetch.name);
-  for (const auto &[variable, value] : plan.state->updates) {
-    model.variableUpdates.push_back(
-        {model.resultNames.size(), feedArgs + variable});
-    model.resultNames.push_back(plan.state->variables[variable].name);
-  }
+  size_t result = plan.fetches.size();
+  for (const auto &[variable, value] : plan.state->updates)
+    model.variableUpdates.push_back({result++, feedArgs + variable});
+  model.resultNames = std::move(results.names);
   model.summary = plan.summary;
   model.module = std::move(module);
   return model;
