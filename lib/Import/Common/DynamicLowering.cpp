@@ -79,6 +79,27 @@ void copyDynamicDims(GraphBuilder &b, Value from, Value to) {
       b.dynamic().setDim(to, int64_t(d), *dims[d]);
 }
 
+void broadcastDynamicDims(GraphBuilder &b, const std::vector<Value> &inputs,
+                          Value out, bool leftAlignFirst) {
+  if (!out)
+    return;
+  int64_t rank = int64_t(out->shape().rank());
+  for (size_t i = 0; i < inputs.size(); ++i) {
+    Value in = inputs[i];
+    if (!in)
+      continue;
+    int64_t inRank = int64_t(in->shape().rank());
+    bool left = leftAlignFirst && i == 0 && inRank == 1 && rank > 1;
+    for (int64_t d = 0; d < inRank; ++d) {
+      const DynamicDim *dim = b.dynamic().dim(in, d);
+      int64_t o = left ? d : d + rank - inRank;
+      if (dim && !b.dynamic().dim(out, o) &&
+          in->shape().dim(size_t(d)) == out->shape().dim(size_t(o)))
+        b.dynamic().setDim(out, o, *dim);
+    }
+  }
+}
+
 // --- Padding -----------------------------------------------------------------
 
 Value maskPadding(GraphBuilder &b, Value x, Value fill) {
@@ -228,8 +249,12 @@ Value padBy(GraphBuilder &b, Value x, Value paddings, Value value) {
   for (int64_t d = 0; d < rank; ++d) {
     const SizeForm &low = (*pads)[size_t(2 * d)];
     const SizeForm &high = (*pads)[size_t(2 * d + 1)];
-    if (table.lowerBound(low) < 0 || table.lowerBound(high) < 0)
-      return b.fail("run-time paddings must not be negative");
+    // A run-time padding is non-negative when the model runs (TF rejects
+    // negative ones); its form's range may still reach below 0, as for
+    // `100 - n` where n is at most 100 only on the path taken.
+    if ((low.isConstant() && low.constant < 0) ||
+        (high.isConstant() && high.constant < 0))
+      return b.fail("paddings must not be negative");
     SizeForm extent = extentForm(b, x, d) + low + high;
     int64_t bound = table.upperBound(extent);
     outDims.push_back(bound);
@@ -282,9 +307,17 @@ Value concatDynamic(GraphBuilder &b, const std::vector<Value> &parts,
     joined = b.add(Opcode::DynamicUpdateSlice, std::move(operands));
     offset = b.binary(Opcode::Add, offset, extentOf(b, part, axis));
   }
+  // The form may bound the extent tighter than the sum of the bounds
+  // (n + (8 - n) is 8, where the parts' bounds add up to 16).
+  int64_t bound = std::min(total, b.dynamic().upperBound(form));
+  if (bound < total)
+    joined = b.sliceDim(joined, axis, 0, bound);
   if (!joined)
     return nullptr;
-  copyDynamicDims(b, parts[0], joined);
+  std::vector<std::optional<DynamicDim>> dims0 = b.dynamic().dims(parts[0]);
+  for (size_t d = 0; d < dims0.size(); ++d)
+    if (dims0[d] && int64_t(d) != axis)
+      b.dynamic().setDim(joined, int64_t(d), *dims0[d]);
   b.dynamic().setDim(joined, axis, {offset, form});
   return joined;
 }

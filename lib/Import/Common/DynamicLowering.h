@@ -32,6 +32,12 @@ Value elementAsS32(GraphBuilder &b, Value v, int64_t i);
 /// Copies every dynamic dim of `from` to `to` (same rank, same bounds).
 void copyDynamicDims(GraphBuilder &b, Value from, Value to);
 
+/// Elementwise ops: each dim of `out` takes the dynamic dim of an input
+/// aligned with it (right-aligned broadcast; with `leftAlignFirst`, a
+/// rank-1 first input is aligned with dim 0, as TF's v1 Select condition).
+void broadcastDynamicDims(GraphBuilder &b, const std::vector<Value> &inputs,
+                          Value out, bool leftAlignFirst = false);
+
 // --- Padding -----------------------------------------------------------------
 
 /// `x` with every element past a dynamic dim's size replaced by the scalar

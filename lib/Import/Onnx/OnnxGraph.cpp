@@ -3,12 +3,15 @@
 
 #include <cctype>
 
+#include "Common/DynamicLowering.h"
 #include "Onnx/OnnxTensor.h"
 #include "kiln/Support/ResourceLimits.h"
 
 #include "kiln/IR/Module.h"
 
 #include <fmt/format.h>
+
+#include <set>
 
 namespace kiln::import::onnx {
 
@@ -74,6 +77,49 @@ static std::string missingOutputMessage(const OnnxContext &context,
                      missing, node.output(int(missing)));
 }
 
+namespace {
+/// Ops that take a run-time sized input (NonZero's and NonMaxSuppression's
+/// padded results) as they are: elementwise ops, whose padding only maps to
+/// padding. Any other op would read the padding as data.
+const std::set<std::string_view> kElementwiseOps = {
+    "Add", "Sub", "Mul", "Div", "Pow", "Max", "Min", "Equal", "Less",
+    "LessOrEqual", "Greater", "GreaterOrEqual", "And", "Or", "Xor", "Not",
+    "Where", "Cast", "Identity", "Abs", "Neg", "Exp", "Log", "Sqrt",
+    "Sigmoid", "Relu", "Tanh", "Floor", "Ceil", "Round", "Clip",
+    "Reciprocal", "Sign"};
+
+/// The node whose run-time size an input of `context` carries, or "".
+std::string dynamicInputOrigin(OnnxContext &context) {
+  GraphBuilder &b = context.builder();
+  for (size_t i = 0; i < context.inputCount(); ++i)
+    if (context.hasInput(i))
+      if (Value input = context.input(i); input && b.dynamic().hasDynamicDims(input))
+        return b.dynamic().originOf(input);
+  return "";
+}
+} // namespace
+
+void OnnxGraph::lowerNode(OnnxContext &context, const onnxpb::NodeProto &node) {
+  std::string origin = dynamicInputOrigin(context);
+  if (origin.empty())
+    return findOnnxLowering(node.op_type())(context);
+  if (!kElementwiseOps.count(node.op_type())) {
+    builder_.fail(fmt::format(
+        "{} cannot take a run-time sized input (its size comes from node "
+        "'{}'); kiln passes such a value only through elementwise ops to a "
+        "model output",
+        node.op_type(), origin));
+    return;
+  }
+  findOnnxLowering(node.op_type())(context);
+  std::vector<Value> inputs;
+  for (size_t i = 0; i < context.inputCount(); ++i)
+    inputs.push_back(context.hasInput(i) ? context.input(i) : nullptr);
+  for (int i = 0; i < node.output_size(); ++i)
+    if (!node.output(i).empty())
+      broadcastDynamicDims(builder_, inputs, find(node.output(i)));
+}
+
 Error OnnxGraph::lowerNodes(
     const google::protobuf::RepeatedPtrField<onnxpb::NodeProto> &nodes,
     int64_t opset) {
@@ -81,7 +127,7 @@ Error OnnxGraph::lowerNodes(
     OnnxContext context(*this, node, opset);
     // Restored after: a subgraph's nodes lower inside their parent node.
     std::string outer = builder_.setSourceNode(context.name());
-    findOnnxLowering(node.op_type())(context);
+    lowerNode(context, node);
     builder_.setSourceNode(std::move(outer));
     // An unreadable attribute is the cause of whatever else went wrong.
     if (!context.attributeError().empty()) {

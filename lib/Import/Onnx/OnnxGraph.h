@@ -22,6 +22,8 @@ namespace kiln::import::onnx {
 /// Names -> HLO values of one graph under construction. A subgraph (a
 /// branch of If) has its enclosing graph as parent: names it does not
 /// define itself are looked up there, as ONNX's scoping rules say.
+class OnnxContext;
+
 class OnnxGraph {
 public:
   OnnxGraph(GraphBuilder &builder, const onnxpb::GraphProto &graph,
@@ -59,6 +61,9 @@ public:
   Error lowerNodes(const google::protobuf::RepeatedPtrField<onnxpb::NodeProto>
                        &nodes,
                    int64_t opset);
+  /// Lowers one node; one with a run-time sized input only when its op
+  /// passes padding through (elementwise), else the error says so.
+  void lowerNode(OnnxContext &context, const onnxpb::NodeProto &node);
 
 private:
   /// `name` of this graph only; nullptr (no error) when it is not here.

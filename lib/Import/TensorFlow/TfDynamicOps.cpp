@@ -187,6 +187,8 @@ void lowerReshape(TfNodeContext &ctx, const Relower &relower) {
   Value result = outputs.empty() ? nullptr : outputs[0];
   if (!result)
     return;
+  if (const std::vector<SizeForm> *forms = b.dynamic().forms(x))
+    b.dynamic().setForms(result, *forms); // row-major order is kept
   const DynamicDim *lead = b.dynamic().dim(x, 0);
   if (lead) {
     // Rows of x ([size, rest...]) map to rows of the result by the ratio of
@@ -357,11 +359,26 @@ std::vector<Value> inputsOf(TfNodeContext &ctx) {
   return inputs;
 }
 
+/// A Select between integer constants: its result has a known range even
+/// when the predicate is data, which detection post-processors use as a
+/// slice size (`n > 100 ? 100 : -1`).
+bool selectsBetweenConstants(TfNodeContext &ctx) {
+  if ((ctx.op() != "Select" && ctx.op() != "SelectV2") || ctx.inputCount() != 3)
+    return false;
+  for (size_t i = 1; i < 3; ++i) {
+    Value branch = ctx.input(i);
+    if (!branch || !ir::isInteger(branch->shape().dtype()) ||
+        !GraphBuilder::constantValue(branch))
+      return false;
+  }
+  return !GraphBuilder::constantValue(ctx.input(0));
+}
+
 bool hasDynamicInput(TfNodeContext &ctx) {
   for (Value input : inputsOf(ctx))
     if (input && ctx.builder().dynamic().isDynamic(input))
       return true;
-  return false;
+  return selectsBetweenConstants(ctx);
 }
 
 void lowerDynamicNode(TfNodeContext &ctx, TfLowering plain,
@@ -374,6 +391,13 @@ void lowerDynamicNode(TfNodeContext &ctx, TfLowering plain,
       return rule.lower(ctx, relower);
   if (lowerWithPropagation(ctx, plain, relower))
     return;
+  // Forms are only knowledge: without dynamic dims the data is what the
+  // plain lowering expects, and the result just has no forms.
+  bool dynamicDims = false;
+  for (Value input : inputsOf(ctx))
+    dynamicDims |= input && ctx.builder().dynamic().hasDynamicDims(input);
+  if (!dynamicDims)
+    return plain(ctx);
   ctx.fail(fmt::format(
       "{} cannot take a run-time sized input (its size comes from node "
       "'{}'); kiln supports run-time sizes through elementwise ops, element "

@@ -142,8 +142,13 @@ void elementwiseForms(TfNodeContext &ctx, Value out) {
       out->shape().numElements() > DynamicShapes::kMaxFormElements)
     return;
   std::vector<Value> inputs = inputsOf(ctx);
+  bool select = ctx.op() == "Select" || ctx.op() == "SelectV2";
   std::vector<Forms> in;
   for (Value input : inputs) {
+    if (select && in.empty()) { // the predicate: data, not a size
+      in.push_back(Forms(size_t(input->shape().numElements()), SizeForm::of(0)));
+      continue;
+    }
     std::optional<Forms> forms = formsOf(b, input);
     if (!forms)
       return; // tensor data: the output is data too
@@ -208,31 +213,6 @@ void moveForms(TfNodeContext &ctx, const Relower &relower,
 }
 
 // --- Dynamic dims ------------------------------------------------------------
-
-/// Elementwise: each output dim takes the dynamic dim of an operand that
-/// is aligned with it (right-aligned; v1 Select's rank-1 condition is
-/// aligned with dim 0).
-Dims broadcastDims(TfNodeContext &ctx, Value out) {
-  GraphBuilder &b = ctx.builder();
-  int64_t rank = int64_t(out->shape().rank());
-  Dims dims(static_cast<size_t>(rank));
-  std::vector<Value> inputs = inputsOf(ctx);
-  for (size_t i = 0; i < inputs.size(); ++i) {
-    Value in = inputs[i];
-    if (!in)
-      continue;
-    int64_t inRank = int64_t(in->shape().rank());
-    bool leftAligned = ctx.op() == "Select" && i == 0 && inRank == 1 && rank > 1;
-    for (int64_t d = 0; d < inRank; ++d) {
-      const DynamicDim *dim = b.dynamic().dim(in, d);
-      int64_t o = leftAligned ? d : d + rank - inRank;
-      if (dim && !dims[size_t(o)] &&
-          in->shape().dim(size_t(d)) == out->shape().dim(size_t(o)))
-        dims[size_t(o)] = *dim;
-    }
-  }
-  return dims;
-}
 
 /// Where input dim `d` of the moved input lands in output `k`, or -1 when
 /// it does not (an error for a dynamic dim).
@@ -362,17 +342,15 @@ bool lowerWithPropagation(TfNodeContext &ctx, TfLowering plain,
   if (!elementwise && !kMoves.count(ctx.op()))
     return false;
   GraphBuilder &b = ctx.builder();
-  std::vector<Value> outputs = relower(plain, inputsOf(ctx));
+  std::vector<Value> inputs = inputsOf(ctx);
+  if (ctx.op() == "GatherV2" && inputs[1]) // padding may index past the end
+    inputs[1] = maskPadding(b, inputs[1], b.scalar(inputs[1]->shape().dtype(), 0));
+  std::vector<Value> outputs = relower(plain, inputs);
   if (!b.ok())
     return true;
   if (elementwise) {
     for (Value out : outputs) {
-      if (!out)
-        continue;
-      Dims dims = broadcastDims(ctx, out);
-      for (size_t d = 0; d < dims.size(); ++d)
-        if (dims[d])
-          b.dynamic().setDim(out, int64_t(d), *dims[d]);
+      broadcastDynamicDims(b, inputsOf(ctx), out, ctx.op() == "Select");
       elementwiseForms(ctx, out);
     }
   } else {
