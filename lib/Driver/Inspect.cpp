@@ -69,8 +69,8 @@ void describeTensors(const import::ImportedModel &model,
   for (size_t i = 0; i < parameters.size(); ++i) {
     const import::ArgMetadata &arg = model.args.at(i);
     report.inputs.push_back({arg.name, parameters[i]->shape(),
-                             arg.variable ? "variable" : "feed",
-                             arg.readonly});
+                             arg.variable ? "variable" : "feed", arg.readonly,
+                             "", -1});
   }
   const ir::Shape &root = model.module->entry()->root()->shape();
   std::vector<ir::Shape> shapes =
@@ -80,7 +80,16 @@ void describeTensors(const import::ImportedModel &model,
         model.variableUpdates.begin(), model.variableUpdates.end(),
         [&](const import::VariableUpdate &u) { return u.result == i; });
     report.outputs.push_back({model.resultNames.at(i), shapes[i],
-                              update ? "variable-update" : "fetch", true});
+                              update ? "variable-update" : "fetch", true, "",
+                              -1});
+  }
+  for (const import::BoundedResult &bounded : model.boundedResults) {
+    TensorSummary &output = report.outputs.at(bounded.result);
+    TensorSummary &count = report.outputs.at(bounded.countResult);
+    output.boundPartner = count.name;
+    count.boundPartner = output.name;
+    output.boundDim = count.boundDim = bounded.dim;
+    count.kind = "count";
   }
 }
 
@@ -163,6 +172,13 @@ std::string describeTensor(const TensorSummary &tensor) {
                                    : " variable (updated in place)");
   if (tensor.kind == "variable-update")
     return text + " (new value of a variable, written back in place)";
+  if (tensor.kind == "count")
+    return text + fmt::format(" (valid entries of '{}' along dim {})",
+                              tensor.boundPartner, tensor.boundDim);
+  if (!tensor.boundPartner.empty())
+    return text + fmt::format(" (padded at its bound along dim {}; '{}' "
+                              "holds the valid entries)",
+                              tensor.boundDim, tensor.boundPartner);
   return text;
 }
 
@@ -257,6 +273,12 @@ nlohmann::ordered_json tensorJson(const TensorSummary &tensor, bool input) {
   json["kind"] = tensor.kind;
   if (input)
     json["readonly"] = tensor.readonly;
+  if (tensor.kind == "count")
+    json["count_of"] = {{"name", tensor.boundPartner},
+                        {"dim", tensor.boundDim}};
+  else if (!tensor.boundPartner.empty())
+    json["bounded"] = {{"dim", tensor.boundDim},
+                       {"count", tensor.boundPartner}};
   return json;
 }
 } // namespace

@@ -39,10 +39,15 @@ struct InspectOptions {
 struct TensorSummary {
   std::string name;
   ir::Shape shape;
-  /// Inputs: "feed" or "variable"; outputs: "fetch", or "variable-update"
-  /// for the new value of a writable variable (written back in place).
+  /// Inputs: "feed" or "variable"; outputs: "fetch", "variable-update"
+  /// for the new value of a writable variable (written back in place), or
+  /// "count" for the count of a bounded output (docs/abi.md).
   std::string kind;
   bool readonly = true; ///< variables only
+  /// A bounded output: its count's name; a count: the output it counts.
+  /// Empty otherwise.
+  std::string boundPartner;
+  int64_t boundDim = -1; ///< the bounded dimension, for both
 };
 
 /// What the model costs once compiled (absent when the import failed).
