@@ -97,14 +97,33 @@ UnshapedLists unshapedListsOf(TfNodeContext &ctx,
   return bounds;
 }
 
+/// The indices of the values that are TensorLists with a length
+/// (TfNodeContext::listLength). A loop carries each length as an extra loop
+/// variable after the function's own, in this order.
+std::vector<size_t> countedListsOf(TfNodeContext &ctx,
+                                   const std::vector<Value> &values) {
+  std::vector<size_t> counted;
+  for (size_t i = 0; i < values.size(); ++i)
+    if (ctx.listLength(values[i]))
+      counted.push_back(i);
+  return counted;
+}
+
+/// What a callee's arguments are as TensorLists.
+struct CalleeLists {
+  UnshapedLists unshaped;      ///< stay unshaped lists in the callee
+  std::vector<size_t> counted; ///< lengths follow the function's arguments
+};
+
 /// A computation of one tuple parameter of `parameters` applying
-/// `function` to its elements; `rootOf` makes its root. Elements that
-/// `unshaped` gives a bound stay unshaped lists in the callee. Null after
-/// recording the error on the node.
+/// `function` to its elements; `rootOf` makes its root. The last
+/// `lists.counted.size()` elements are the lengths of the counted lists,
+/// not arguments of the function. Null after recording the error on the
+/// node.
 ir::Computation *buildCallee(TfNodeContext &ctx, const std::string &function,
                              const std::vector<ir::Shape> &parameters,
                              const std::string &role, const RootOf &rootOf,
-                             const UnshapedLists &unshaped = {}) {
+                             const CalleeLists &lists = {}) {
   GraphBuilder &b = ctx.builder();
   ir::Computation *callee = newComputation(b, ctx.name() + "." + role);
   GraphBuilder c(*callee);
@@ -112,9 +131,13 @@ ir::Computation *buildCallee(TfNodeContext &ctx, const std::string &function,
   Value parameter = c.parameter(0, ir::Shape::tuple(parameters),
                                 callee->name() + ".args");
   std::vector<Value> arguments = c.tupleElements(parameter);
-  for (size_t i = 0; i < unshaped.size() && i < arguments.size(); ++i)
-    if (unshaped[i])
-      ctx.markUnshapedList(arguments[i], *unshaped[i]);
+  size_t own = arguments.size() - lists.counted.size();
+  for (size_t k = 0; k < lists.counted.size(); ++k)
+    ctx.setListLength(arguments[lists.counted[k]], arguments[own + k]);
+  arguments.resize(own);
+  for (size_t i = 0; i < lists.unshaped.size() && i < arguments.size(); ++i)
+    if (lists.unshaped[i])
+      ctx.markUnshapedList(arguments[i], *lists.unshaped[i]);
   std::optional<std::vector<Value>> outputs =
       ctx.callFunction(function, arguments, c);
   Value root = outputs ? rootOf(c, *outputs) : nullptr;
@@ -157,6 +180,13 @@ void lowerBranches(TfNodeContext &ctx, Value selector,
                    const std::vector<Value> &arguments,
                    const std::vector<std::string> &roles) {
   GraphBuilder &b = ctx.builder();
+  std::vector<size_t> counted = countedListsOf(ctx, arguments);
+  if (!counted.empty())
+    return void(ctx.fail(fmt::format(
+        "input {} is a TensorList that EmptyTensorList made (its length "
+        "changes with PushBack/PopBack); kiln carries such a list through "
+        "loops but not into a branch",
+        counted.front() + 1)));
   std::vector<ir::Shape> parameters = shapesOf(arguments);
   std::vector<ir::Computation *> branches;
   for (size_t i = 0; i < functions.size(); ++i) {
@@ -228,24 +258,53 @@ void lowerCase(TfNodeContext &ctx) {
 
 // --- Loops -----------------------------------------------------------------
 
-/// The body of a While over `init`. A loop variable that is a TensorList of
-/// unknown element shape and that the body writes (so returns shaped) gets
-/// a shaped zero buffer as its init in `init`, and the body is built again
-/// (`reshaped` says so; at most once per such variable). Null after
-/// recording an error.
+/// The lengths of the counted lists `counted` among `values`, for the
+/// state after the loop variables; nullopt after recording which one lacks
+/// its length.
+std::optional<std::vector<Value>> lengthsOf(TfNodeContext &ctx,
+                                            GraphBuilder &c,
+                                            const std::vector<Value> &values,
+                                            const std::vector<size_t> &counted,
+                                            const std::string &body) {
+  std::vector<Value> lengths;
+  for (size_t i : counted) {
+    Value length = ctx.listLength(values[i]);
+    if (!length) {
+      c.fail(fmt::format("loop variable {} enters as a TensorList with a "
+                         "length (EmptyTensorList) but body '{}' returns a "
+                         "list without one (Reserve, FromTensor)",
+                         i, body));
+      return std::nullopt;
+    }
+    lengths.push_back(length);
+  }
+  return lengths;
+}
+
+/// The body of a While over `init`; the lengths of the counted lists
+/// `counted` among `init` follow the loop variables in the state. A loop
+/// variable that is a TensorList of unknown element shape and that the
+/// body writes (so returns shaped) gets a shaped zero buffer as its init in
+/// `init`, and the body is built again (`reshaped` says so; at most once
+/// per such variable). Null after recording an error.
 ir::Computation *buildBody(TfNodeContext &ctx, const std::string &body,
-                           std::vector<Value> &init, bool &reshaped) {
+                           std::vector<Value> &init,
+                           const std::vector<size_t> &counted,
+                           bool &reshaped) {
   std::vector<ir::Shape> state = shapesOf(init);
+  for (size_t k = 0; k < counted.size(); ++k)
+    state.push_back(ir::Shape::scalar(DType::S32));
+  size_t variables = init.size();
   UnshapedLists unshaped = unshapedListsOf(ctx, init);
   std::vector<std::pair<size_t, ir::Shape>> shaped;
   ir::Computation *step = buildCallee(
       ctx, body, state, "body",
       [&](GraphBuilder &c, const std::vector<Value> &outputs) -> Value {
-        if (outputs.size() != state.size())
+        if (outputs.size() != variables)
           return c.fail(fmt::format("body '{}' returns {} values for {} loop "
                                     "variables",
-                                    body, outputs.size(), state.size()));
-        for (size_t i = 0; i < state.size(); ++i) {
+                                    body, outputs.size(), variables));
+        for (size_t i = 0; i < variables; ++i) {
           if (outputs[i]->shape() == state[i])
             continue;
           if (unshaped[i] && !ctx.unshapedListBound(outputs[i])) {
@@ -257,9 +316,15 @@ ir::Computation *buildBody(TfNodeContext &ctx, const std::string &body,
               "kiln needs every loop variable to keep one static shape",
               i, state[i].toString(), body, outputs[i]->shape().toString()));
         }
-        return c.tuple(outputs);
+        std::optional<std::vector<Value>> lengths =
+            lengthsOf(ctx, c, outputs, counted, body);
+        if (!lengths)
+          return nullptr;
+        std::vector<Value> next = outputs;
+        next.insert(next.end(), lengths->begin(), lengths->end());
+        return c.tuple(next);
       },
-      unshaped);
+      {unshaped, counted});
   reshaped = step && !shaped.empty();
   if (!reshaped)
     return step;
@@ -267,7 +332,9 @@ ir::Computation *buildBody(TfNodeContext &ctx, const std::string &body,
   GraphBuilder &b = ctx.builder();
   for (const auto &[i, shape] : shaped) {
     std::vector<int64_t> element(shape.dims().begin() + 1, shape.dims().end());
+    Value length = ctx.listLength(init[i]);
     init[i] = zeroBuffer(b, ir::Shape(shape.dtype(), element), shape.dim(0), 0);
+    ctx.setListLength(init[i], length);
   }
   return nullptr;
 }
@@ -280,11 +347,12 @@ void lowerWhile(TfNodeContext &ctx) {
     return;
   if (init->empty())
     return void(ctx.fail("the loop has no loop variables"));
+  std::vector<size_t> counted = countedListsOf(ctx, *init);
   ir::Computation *step = nullptr;
   // Each rebuild shapes at least one more list, so this ends.
   for (size_t round = 0; round <= init->size() && !step; ++round) {
     bool reshaped = false;
-    step = buildBody(ctx, *body, *init, reshaped);
+    step = buildBody(ctx, *body, *init, counted, reshaped);
     if (!reshaped && !step)
       return;
   }
@@ -292,22 +360,31 @@ void lowerWhile(TfNodeContext &ctx) {
     return void(ctx.fail("the loop's TensorLists did not settle on static "
                          "element shapes"));
   UnshapedLists unshaped = unshapedListsOf(ctx, *init);
+  GraphBuilder &b = ctx.builder();
+  std::vector<Value> state = *init;
+  std::optional<std::vector<Value>> lengths =
+      lengthsOf(ctx, b, *init, counted, *body);
+  if (!lengths)
+    return;
+  state.insert(state.end(), lengths->begin(), lengths->end());
   ir::Computation *test = buildCallee(
-      ctx, *cond, shapesOf(*init), "cond",
+      ctx, *cond, shapesOf(state), "cond",
       [&](GraphBuilder &c, const std::vector<Value> &outputs) -> Value {
         if (outputs.size() != 1)
           return c.fail(fmt::format("cond '{}' returns {} values, not one",
                                     *cond, outputs.size()));
         return truthValue(c, outputs.front());
       },
-      unshaped);
+      {unshaped, counted});
   if (!test)
     return;
-  GraphBuilder &b = ctx.builder();
-  Value loop = b.addCalling(ir::Opcode::While, {b.tuple(*init)}, {test, step});
+  Value loop = b.addCalling(ir::Opcode::While, {b.tuple(state)}, {test, step});
   if (!loop)
     return;
   std::vector<Value> outputs = b.tupleElements(loop);
+  for (size_t k = 0; k < counted.size(); ++k)
+    ctx.setListLength(outputs[counted[k]], outputs[init->size() + k]);
+  outputs.resize(init->size());
   // A list the body never writes stays unshaped after the loop.
   for (size_t i = 0; i < outputs.size(); ++i)
     if (unshaped[i])

@@ -7,6 +7,10 @@
 // Merges, and its cond and body become library functions of a new
 // StatelessWhile.
 //
+// A loop variable or invariant carrying a TensorArray (its handle or its
+// flow, DT_RESOURCE / DT_FLOAT in TensorFlow) is typed DT_VARIANT, as a
+// TensorList: kiln lowers both to the array's buffer (TfTensorArrayOps.cpp).
+//
 //===----------------------------------------------------------------------===//
 #include "TensorFlow/TfFunctionalizeGraph.h"
 
@@ -31,6 +35,36 @@ std::string displayFrame(const std::string &path) {
   for (char c : path.substr(1))
     text += c == '|' ? std::string(" > ") : std::string(1, c);
   return "frame '" + text + "'";
+}
+
+/// Whether `ref` is a TensorArray's handle or flow, or a value passed on
+/// unchanged from one (through Identity and loop plumbing, or a loop
+/// already functionalized that types it DT_VARIANT).
+bool carriesTensorArray(Nodes &nodes, Ref ref) {
+  for (int depth = 0; depth < 1000; ++depth) {
+    const NodeDef *node = nodes.find(ref.node);
+    if (!node)
+      return false;
+    const std::string &op = node->op();
+    if (op == "TensorArrayV3")
+      return true;
+    if (op == "TensorArrayWriteV3" || op == "TensorArrayScatterV3" ||
+        op == "TensorArraySplitV3")
+      return ref.port == 0; // flow_out
+    if (op == "StatelessWhile") {
+      auto types = node->attr().find("T");
+      return types != node->attr().end() && ref.port >= 0 &&
+             ref.port < types->second.list().type_size() &&
+             types->second.list().type(int(ref.port)) == tensorflow::DT_VARIANT;
+    }
+    bool passesOn = isEnter(*node) || isExit(*node) || isMerge(*node) ||
+                    isSwitch(*node) || isNextIteration(*node) ||
+                    op == "Identity";
+    if (!passesOn || node->input_size() == 0)
+      return false;
+    ref = parseRef(node->input(0));
+  }
+  return false;
 }
 
 struct Frames {
@@ -121,6 +155,12 @@ private:
   buildFunction(const std::string &name, const std::vector<std::string> &roots,
                 bool inBody);
   std::string uniqueNodeName(const std::string &base) const;
+  /// The type of the loop state an Enter starts (TensorArrays: DT_VARIANT).
+  tensorflow::DataType stateType(const NodeDef &enter) const {
+    return carriesTensorArray(nodes_, parseRef(enter.input(0)))
+               ? tensorflow::DT_VARIANT
+               : attrType(enter);
+  }
 
   tensorflow::GraphDef &graph_;
   Nodes &nodes_;
@@ -301,12 +341,12 @@ LoopExtractor::buildFunction(const std::string &name,
   for (size_t i = 0; i < loop_.merges.size(); ++i) {
     auto *arg = signature.add_input_arg();
     arg->set_name(fmt::format("var{}", i));
-    arg->set_type(attrType(*loop_.merges[i]));
+    arg->set_type(stateType(*loop_.enters[i]));
   }
   for (size_t j = 0; j < loop_.invariants.size(); ++j) {
     auto *arg = signature.add_input_arg();
     arg->set_name(fmt::format("invariant{}", j));
-    arg->set_type(attrType(*loop_.invariants[j]));
+    arg->set_type(stateType(*loop_.invariants[j]));
   }
   std::set<std::string> closure;
   std::vector<std::string> returned;
@@ -339,8 +379,8 @@ LoopExtractor::buildFunction(const std::string &name,
     arg->set_name(output);
     arg->set_type(!inBody ? tensorflow::DT_BOOL
                   : i < loop_.merges.size()
-                      ? attrType(*loop_.merges[i])
-                      : attrType(*loop_.invariants[i - loop_.merges.size()]));
+                      ? stateType(*loop_.enters[i])
+                      : stateType(*loop_.invariants[i - loop_.merges.size()]));
     (*function.mutable_ret())[output] = returned[i];
   }
   return function;
@@ -380,11 +420,11 @@ Error LoopExtractor::run() {
   auto *types = (*loop.mutable_attr())["T"].mutable_list();
   for (NodeDef *enter : loop_.enters) {
     loop.add_input(enter->input(0));
-    types->add_type(attrType(*enter));
+    types->add_type(stateType(*enter));
   }
   for (NodeDef *invariant : loop_.invariants) {
     loop.add_input(invariant->input(0));
-    types->add_type(attrType(*invariant));
+    types->add_type(stateType(*invariant));
   }
   (*loop.mutable_attr())["cond"].mutable_func()->set_name(condName);
   (*loop.mutable_attr())["body"].mutable_func()->set_name(bodyName);

@@ -96,7 +96,7 @@ Error GraphLowering::lowerNode(size_t node) {
                     std::move(sources),
                     weight == scope_.model.weights.end() ? nullptr
                                                          : &weight->second,
-                    tfjs, *this, scope_.unshapedLists);
+                    tfjs, *this, scope_.lists);
   TfLowering lower = findTfLowering(def.op());
   if (!lower && scope_.library.find(def.op()))
     lower = &lowerFunctionOp;
@@ -181,7 +181,7 @@ GraphLowering::callFunction(const std::string &function,
   GraphLowering inner({*body.index, state, scope_.model, scope_.library,
                        fmt::format("function '{}'", function),
                        scope_.namePrefix + caller + "/", std::move(callStack),
-                       scope_.named, scope_.unshapedLists},
+                       scope_.named, scope_.lists},
                       into, module_);
   // Instructions made for the body record its nodes; the caller's node is
   // restored for whatever the caller builds next.

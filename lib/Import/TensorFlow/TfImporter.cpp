@@ -32,7 +32,7 @@ public:
   Lowering(TfPlan &plan, ir::Module &module, ir::Computation &entry)
       : plan_(plan), module_(module), builder_(entry),
         graph_({*plan.graph, *plan.state, plan.model, *plan.library, "", "",
-                {}, named_, unshapedLists_},
+                {}, named_, lists_},
                builder_, module) {}
 
   Error createParameters();
@@ -46,7 +46,7 @@ private:
   ir::Module &module_;
   GraphBuilder builder_;
   std::set<Value> named_;
-  std::map<Value, int64_t> unshapedLists_;
+  ListMarks lists_;
   GraphLowering graph_;
 };
 

@@ -78,6 +78,11 @@ public:
   /// loop lowering rebuilds a body whose SetItem shaped one.
   virtual std::optional<int64_t> unshapedListBound(Value list) const = 0;
   virtual void markUnshapedList(Value list, int64_t bound) = 0;
+  /// The current length (s32[]) of a list that EmptyTensorList made and
+  /// PushBack/PopBack change: entries from it on are zeros. Nullptr for a
+  /// list that is full (Reserve, FromTensor: its length is its bound).
+  virtual Value listLength(Value list) const = 0;
+  virtual void setListLength(Value list, Value length) = 0;
 
 protected:
   explicit TfNodeContext(GraphBuilder &builder) : NodeContext(builder) {}
@@ -102,6 +107,7 @@ std::span<const TfOpRule> tfTrainingRules();    // variables, gradients, apply o
 std::span<const TfOpRule> tfGraphRules();       // Placeholder, Const, Identity, NoOp
 std::span<const TfOpRule> tfControlFlowRules(); // While, If, Case, calls
 std::span<const TfOpRule> tfTensorListRules();  // TensorList* as static buffers
+std::span<const TfOpRule> tfTensorArrayRules(); // TensorArray*V3, the same
 
 /// A node whose op is a library function: a call of it, inlined (as
 /// PartitionedCall).
