@@ -23,6 +23,8 @@
 
 #include "Common/CalleeBuilder.h"
 #include "Common/LoopBuffers.h"
+#include "TensorFlow/TfListBuffers.h"
+#include "TensorFlow/TfLoopBounds.h"
 
 #include "kiln/IR/Module.h"
 
@@ -339,6 +341,98 @@ ir::Computation *buildBody(TfNodeContext &ctx, const std::string &body,
   return nullptr;
 }
 
+/// Gives each list among `init` without a bound (kUnboundedList) the loop's
+/// trip bound, found on callees built once for that with a one-entry
+/// placeholder in its place (TfLoopBounds.h); the body must push onto it at
+/// most once per trip. False after recording why there is none.
+bool boundListsByLoop(TfNodeContext &ctx, const std::string &cond,
+                      const std::string &body, std::vector<Value> &init,
+                      const std::vector<size_t> &counted) {
+  std::vector<size_t> unbounded;
+  for (size_t i = 0; i < init.size(); ++i)
+    if (ctx.unshapedListBound(init[i]) == kUnboundedList)
+      unbounded.push_back(i);
+  if (unbounded.empty())
+    return true;
+  std::vector<Value> probe = init;
+  auto placeholderFor = [&](size_t i, int64_t bound) {
+    Value list = newListBuffer(ctx, std::nullopt, bound,
+                               init[i]->shape().dtype());
+    ctx.setListLength(list, ctx.listLength(init[i]));
+    return list;
+  };
+  for (size_t i : unbounded)
+    probe[i] = placeholderFor(i, 1);
+  std::optional<std::vector<Value>> lengths =
+      lengthsOf(ctx, ctx.builder(), probe, counted, body);
+  if (!lengths)
+    return false;
+  std::vector<Value> state = probe;
+  state.insert(state.end(), lengths->begin(), lengths->end());
+  CalleeLists lists{unshapedListsOf(ctx, probe), counted};
+  ir::Computation *test = buildCallee(
+      ctx, cond, shapesOf(state), "bound_cond",
+      [](GraphBuilder &c, const std::vector<Value> &outputs) {
+        return outputs.size() == 1 ? truthValue(c, outputs.front())
+                                   : c.tuple(outputs);
+      },
+      lists);
+  ir::Computation *step =
+      test ? buildCallee(
+                 ctx, body, shapesOf(state), "bound_body",
+                 [&](GraphBuilder &c, const std::vector<Value> &outputs) {
+                   std::optional<std::vector<Value>> next =
+                       lengthsOf(ctx, c, outputs, counted, body);
+                   if (!next || outputs.size() != probe.size())
+                     return c.tuple(outputs);
+                   next->insert(next->begin(), outputs.begin(), outputs.end());
+                   return c.tuple(*next);
+                 },
+                 lists)
+           : nullptr;
+  if (!step) {
+    if (test)
+      test->parent()->removeComputation(test);
+    return false;
+  }
+  Value unknownLimit = nullptr;
+  std::optional<int64_t> bound =
+      loopTripBound(*test, *step, state, unknownLimit);
+  std::optional<size_t> overfilled;
+  for (size_t i : unbounded) {
+    int64_t length = int64_t(probe.size()) +
+                     (std::find(counted.begin(), counted.end(), i) -
+                      counted.begin());
+    if (!stepsByOne(*step, length) && !keepsElement(*step, length))
+      overfilled = i;
+  }
+  test->parent()->removeComputation(test);
+  step->parent()->removeComputation(step);
+  if (!bound || overfilled) {
+    size_t i = overfilled.value_or(unbounded.front());
+    ctx.fail(fmt::format(
+        "loop variable {} is a TensorList without a bound (EmptyTensorList "
+        "with max_num_elements -1), and {}; or give the list a "
+        "max_num_elements, or the loop a constant maximum_iterations",
+        i,
+        overfilled ? std::string("the body may push onto it more than once "
+                                 "per trip, so the loop's trip bound does "
+                                 "not bound it")
+        : unknownLimit
+            ? fmt::format("the loop's limit is computed at run time, from {} "
+                          "(--freeze it to give the loop a trip bound)",
+                          runTimeSources(unknownLimit))
+            : std::string("kiln finds no trip bound for the loop: a "
+                          "condition `counter < limit` with a counter "
+                          "stepped by 1 from a constant and a constant limit "
+                          "(or maximum_iterations)")));
+    return false;
+  }
+  for (size_t i : unbounded)
+    init[i] = placeholderFor(i, *bound);
+  return true;
+}
+
 void lowerWhile(TfNodeContext &ctx) {
   std::optional<std::string> cond = ctx.attrFunction("cond");
   std::optional<std::string> body = ctx.attrFunction("body");
@@ -348,6 +442,8 @@ void lowerWhile(TfNodeContext &ctx) {
   if (init->empty())
     return void(ctx.fail("the loop has no loop variables"));
   std::vector<size_t> counted = countedListsOf(ctx, *init);
+  if (!boundListsByLoop(ctx, *cond, *body, *init, counted))
+    return;
   ir::Computation *step = nullptr;
   // Each rebuild shapes at least one more list, so this ends.
   for (size_t round = 0; round <= init->size() && !step; ++round) {

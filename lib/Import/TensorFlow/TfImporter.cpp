@@ -60,6 +60,10 @@ Error Lowering::createParameters() {
     } else {
       feed.parameter =
           builder_.parameter(number++, feed.shape, hloName(feed.name));
+      // The name --freeze takes, for messages about values computed from
+      // the feed (TfListBuffers.cpp); the HLO name is mangled.
+      if (feed.parameter)
+        feed.parameter->setSourceNode(feed.name);
     }
     named_.insert(feed.parameter);
     plan_.state->fed[{feed.node, feed.index}] = feed.parameter;

@@ -12,10 +12,8 @@
 namespace kiln::import::tf {
 
 namespace {
-/// The run-time sources `value` is computed from, as messages name them:
-/// "feed 'n'" for a graph input, "loop variable 2 of 'rnn/while'" inside a
-/// loop body (at most a few, in the order found).
-std::vector<std::string> runTimeSources(Value value) {
+/// At most a few sources of `value`, in the order found.
+std::vector<std::string> sourcesOf(Value value) {
   constexpr size_t kMaxSources = 3, kMaxVisited = 10000;
   std::vector<std::string> sources;
   std::set<const ir::Instruction *> visited;
@@ -45,6 +43,12 @@ std::vector<std::string> runTimeSources(Value value) {
 }
 } // namespace
 
+std::string runTimeSources(Value value) {
+  std::vector<std::string> sources = sourcesOf(value);
+  return sources.empty() ? std::string("values kiln cannot trace")
+                         : fmt::format("{}", fmt::join(sources, ", "));
+}
+
 std::optional<int64_t> constantBound(TfNodeContext &ctx, size_t input,
                                      std::string_view what) {
   Value count = ctx.input(input);
@@ -52,16 +56,13 @@ std::optional<int64_t> constantBound(TfNodeContext &ctx, size_t input,
     return std::nullopt;
   std::optional<std::vector<int64_t>> known = GraphBuilder::constantInts(count);
   if (!known) {
-    std::vector<std::string> sources = runTimeSources(count);
     ctx.fail(fmt::format(
         "input {} ({}) is computed at run time, from {}; kiln needs it as a "
         "compile-time constant to size a static buffer: --freeze that feed "
         "to its value (NAME=FILE.npy or NAME=V0,V1,...), or for a loop "
         "variable give the loop a constant maximum_iterations and size the "
         "buffer with it",
-        input, what,
-        sources.empty() ? std::string("values kiln cannot trace")
-                        : fmt::format("{}", fmt::join(sources, ", "))));
+        input, what, runTimeSources(count)));
     return std::nullopt;
   }
   if (known->size() != 1 || known->front() < 0) {
@@ -76,9 +77,10 @@ Value newListBuffer(TfNodeContext &ctx,
                     const std::optional<std::vector<int64_t>> &element,
                     int64_t bound, ir::DType dtype) {
   GraphBuilder &b = ctx.builder();
-  if (element)
+  if (element && bound != kUnboundedList)
     return zeroBuffer(b, ir::Shape(dtype, *element), bound, 0);
-  Value placeholder = zeroBuffer(b, ir::Shape::scalar(dtype), bound, 0);
+  Value placeholder = zeroBuffer(b, ir::Shape::scalar(dtype),
+                                 bound == kUnboundedList ? 1 : bound, 0);
   ctx.markUnshapedList(placeholder, bound);
   return placeholder;
 }
@@ -93,7 +95,13 @@ std::vector<int64_t> entryDims(Value list) {
 }
 
 Value writableBuffer(TfNodeContext &ctx, Value list, const ir::Shape &item) {
-  if (std::optional<int64_t> bound = ctx.unshapedListBound(list))
+  std::optional<int64_t> bound = ctx.unshapedListBound(list);
+  if (bound == kUnboundedList)
+    return ctx.fail(
+        "writes to a TensorList without a bound: its EmptyTensorList has "
+        "max_num_elements -1, and only a loop it enters gives it one (the "
+        "loop's maximum_iterations); give it a max_num_elements");
+  if (bound)
     return zeroBuffer(ctx.builder(), item, *bound, 0);
   ir::Shape entry(list->shape().dtype(), entryDims(list));
   if (entry != item)

@@ -13,8 +13,13 @@
 
 namespace kiln::import::tf {
 
+/// The bound of an unshaped list that has none yet (EmptyTensorList with
+/// max_num_elements -1): the loop it enters gives its trip bound
+/// (TfControlFlowOps.cpp).
+constexpr int64_t kUnboundedList = -1;
+
 /// A new buffer of `bound` entries: zeros of `element` when it is known,
-/// else the unshaped placeholder.
+/// else the unshaped placeholder (also for kUnboundedList).
 Value newListBuffer(TfNodeContext &ctx,
                     const std::optional<std::vector<int64_t>> &element,
                     int64_t bound, ir::DType dtype);
@@ -22,8 +27,12 @@ Value newListBuffer(TfNodeContext &ctx,
 /// The shaped buffer an entry `item` is written into: `list`, or for an unshaped
 /// one a fresh buffer of the item's shape (the first write shapes it; its
 /// other entries are zeros, as TensorFlow reads unwritten ones). Null after
-/// recording an item of another shape.
+/// recording an item of another shape, or a list without a bound.
 Value writableBuffer(TfNodeContext &ctx, Value list, const ir::Shape &item);
+
+/// The run-time sources `value` is computed from, as messages name them:
+/// "feed 'n'" (the name --freeze takes), "loop variable 2 of 'while'".
+std::string runTimeSources(Value value);
 
 /// The bound that input `input` (`what`, a scalar count >= 0) gives, or
 /// nullopt after recording why not: a count computed at run time names the

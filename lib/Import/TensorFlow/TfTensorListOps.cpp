@@ -7,7 +7,8 @@
 // one entry (dynamic-slice / dynamic-update-slice, in place inside a loop
 // body), Stack the buffer, Length the bound. The bound must be a constant.
 //
-// A list EmptyTensorList makes (bound: max_num_elements) also has a length,
+// A list EmptyTensorList makes (bound: max_num_elements, or with -1 the
+// trip bound of the loop it enters: TfLoopBounds.h) also has a length,
 // an s32[] that PushBack (writes entry `length`) and PopBack (reads entry
 // `length - 1` and zeros it) move; TfNodeContext::listLength holds it and
 // a loop carries it as an extra loop variable (TfControlFlowOps.cpp).
@@ -118,15 +119,12 @@ void lowerEmpty(TfNodeContext &ctx) {
   Value max = ctx.input(1);
   if (!dtype || !max)
     return;
+  // -1: no bound until the list enters a loop, whose trip bound it takes.
   std::optional<std::vector<int64_t>> unbounded = GraphBuilder::constantInts(max);
-  if (unbounded && unbounded->size() == 1 && unbounded->front() < 0)
-    return void(ctx.fail(
-        "max_num_elements is -1 (no bound), but kiln's lists are static "
-        "buffers of max_num_elements entries; TF2 sets it to the "
-        "maximum_iterations of the loop that fills the list "
-        "(tf.while_loop(..., maximum_iterations=N))"));
+  bool none = unbounded && unbounded->size() == 1 && unbounded->front() == -1;
   std::optional<int64_t> bound =
-      constantBound(ctx, 1, "max_num_elements, the list's bound");
+      none ? kUnboundedList
+           : constantBound(ctx, 1, "max_num_elements, the list's bound");
   if (!bound)
     return;
   Value list = newListBuffer(ctx, knownElementShape(ctx, 0), *bound, *dtype);
@@ -198,8 +196,16 @@ void lowerStack(TfNodeContext &ctx) {
     std::optional<DType> dtype = elementType(ctx);
     if (!element || !dtype)
       return void(shapedList(ctx, "stacks"));
+    // Nothing was written: zeros, as many as the list's length.
+    std::optional<std::vector<int64_t>> length;
+    if (Value counted = ctx.listLength(list))
+      length = GraphBuilder::constantInts(counted);
+    int64_t rows = length ? length->front() : *bound;
+    if (rows < 0)
+      return void(ctx.fail("stacks a TensorList without a bound (an "
+                           "EmptyTensorList with max_num_elements -1)"));
     ctx.setOutput(0, zeroBuffer(ctx.builder(), ir::Shape(*dtype, *element),
-                                *bound, 0));
+                                rows, 0));
     return;
   }
   if (Value length = ctx.listLength(list)) {
