@@ -18,4 +18,5 @@ def reference(inputs):
     f32 = np.float32
     return [np.stack(outputs).astype(f32), np.int32(4), np.array([2, 2], np.int32),
             total.astype(f32), np.int32(1), outputs[0].astype(f32), np.int32(0),
-            np.stack([np.zeros((2, 2)), outputs[0]]).astype(f32)]
+            np.stack([np.zeros((2, 2)), outputs[0]]).astype(f32),
+            inputs['x'][3].copy(), np.int32(3)]
