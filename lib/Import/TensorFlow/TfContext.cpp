@@ -2,6 +2,8 @@
 #include "TensorFlow/TfContext.h"
 #include "TensorFlow/TfTensor.h"
 
+#include "kiln/IR/Computation.h"
+
 #include <fmt/format.h>
 
 namespace kiln::import::tf {
@@ -85,6 +87,13 @@ Value TfContext::listLength(Value list) const {
 void TfContext::setListLength(Value list, Value length) {
   if (list && length)
     lists_.lengths[list] = length;
+}
+
+void TfContext::forgetLists(const ir::Computation &computation) {
+  for (Value value : computation.instructions()) {
+    lists_.unshaped.erase(value);
+    lists_.lengths.erase(value);
+  }
 }
 
 Value TfContext::input(size_t i) const {

@@ -93,6 +93,7 @@ public:
   void markUnshapedList(Value list, int64_t bound) override;
   Value listLength(Value list) const override;
   void setListLength(Value list, Value length) override;
+  void forgetLists(const ir::Computation &computation) override;
 
   std::optional<std::string> variableOf(size_t i) const override;
   void updateVariable(const std::string &variable, Value value) override;

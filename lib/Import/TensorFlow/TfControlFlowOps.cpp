@@ -83,6 +83,13 @@ void setOutputs(TfNodeContext &ctx, const std::vector<Value> &values) {
     ctx.setOutput(i, values[i]);
 }
 
+/// Removes a callee built but not called (a failed, provisional or
+/// superseded build), and what was recorded about its lists.
+void discardCallee(TfNodeContext &ctx, ir::Computation *callee) {
+  ctx.forgetLists(*callee);
+  callee->parent()->removeComputation(callee);
+}
+
 /// What a callee computation returns, made from the function's outputs in
 /// the callee's builder (nullptr after recording why).
 using RootOf = std::function<Value(GraphBuilder &, const std::vector<Value> &)>;
@@ -146,7 +153,7 @@ ir::Computation *buildCallee(TfNodeContext &ctx, const std::string &function,
   if (!outputs || !finish(b, c, *callee, root)) {
     // Nothing calls it; a half-built computation must not reach the
     // verifier or a dump.
-    callee->parent()->removeComputation(callee);
+    discardCallee(ctx, callee);
     return nullptr;
   }
   return callee;
@@ -330,7 +337,7 @@ ir::Computation *buildBody(TfNodeContext &ctx, const std::string &body,
   reshaped = step && !shaped.empty();
   if (!reshaped)
     return step;
-  step->parent()->removeComputation(step);
+  discardCallee(ctx, step);
   GraphBuilder &b = ctx.builder();
   for (const auto &[i, shape] : shaped) {
     std::vector<int64_t> element(shape.dims().begin() + 1, shape.dims().end());
@@ -392,7 +399,7 @@ bool boundListsByLoop(TfNodeContext &ctx, const std::string &cond,
            : nullptr;
   if (!step) {
     if (test)
-      test->parent()->removeComputation(test);
+      discardCallee(ctx, test);
     return false;
   }
   Value unknownLimit = nullptr;
@@ -406,8 +413,8 @@ bool boundListsByLoop(TfNodeContext &ctx, const std::string &cond,
     if (!stepsByOne(*step, length) && !keepsElement(*step, length))
       overfilled = i;
   }
-  test->parent()->removeComputation(test);
-  step->parent()->removeComputation(step);
+  discardCallee(ctx, test);
+  discardCallee(ctx, step);
   if (!bound || overfilled) {
     size_t i = overfilled.value_or(unbounded.front());
     ctx.fail(fmt::format(

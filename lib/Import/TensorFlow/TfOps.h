@@ -83,6 +83,9 @@ public:
   /// list that is full (Reserve, FromTensor: its length is its bound).
   virtual Value listLength(Value list) const = 0;
   virtual void setListLength(Value list, Value length) = 0;
+  /// Drops what is recorded about the values of `computation`, which the
+  /// caller is about to remove (a later instruction may reuse an address).
+  virtual void forgetLists(const ir::Computation &computation) = 0;
 
 protected:
   explicit TfNodeContext(GraphBuilder &builder) : NodeContext(builder) {}
