@@ -31,6 +31,7 @@
 #include <fmt/format.h>
 
 #include <functional>
+#include <map>
 
 namespace kiln::import::tf {
 
@@ -159,10 +160,6 @@ ir::Computation *buildCallee(TfNodeContext &ctx, const std::string &function,
   return callee;
 }
 
-/// Returns the function's outputs as a tuple.
-Value tupleOf(GraphBuilder &c, const std::vector<Value> &outputs) {
-  return c.tuple(outputs);
-}
 
 // --- Calls -----------------------------------------------------------------
 
@@ -182,8 +179,83 @@ void lowerPartitionedCall(TfNodeContext &ctx) {
 
 // --- Branches --------------------------------------------------------------
 
+/// Per branch output, the shape a branch returning it as an unshaped list
+/// returns instead: zeros of the shape another branch gives it by writing
+/// it (nothing was written to the list where it is still unshaped).
+using ShapedOutputs = std::map<size_t, ir::Shape>;
+
+/// The branch computations, `functions` each on the tuple of `arguments`
+/// (unshaped lists stay unshaped inside); outputs `shaped` names become
+/// zeros of their shape when unshaped. `unshaped` gets, per branch and
+/// output, the bound of an output left an unshaped list. Nullopt after
+/// recording an error.
+std::optional<std::vector<ir::Computation *>>
+buildBranches(TfNodeContext &ctx, const std::vector<std::string> &functions,
+              const std::vector<Value> &arguments,
+              const std::vector<std::string> &roles, const ShapedOutputs &shaped,
+              std::vector<UnshapedLists> &unshaped) {
+  std::vector<ir::Computation *> branches;
+  unshaped.clear();
+  for (size_t i = 0; i < functions.size(); ++i) {
+    UnshapedLists &left = unshaped.emplace_back();
+    ir::Computation *branch = buildCallee(
+        ctx, functions[i], shapesOf(arguments), roles[i],
+        [&](GraphBuilder &c, const std::vector<Value> &outputs) {
+          std::vector<Value> values = outputs;
+          for (size_t k = 0; k < values.size(); ++k) {
+            std::optional<int64_t> bound = ctx.unshapedListBound(values[k]);
+            auto it = shaped.find(k);
+            if (bound && it != shaped.end()) {
+              std::vector<int64_t> entry(it->second.dims().begin() + 1,
+                                         it->second.dims().end());
+              values[k] = zeroBuffer(c, ir::Shape(it->second.dtype(), entry),
+                                     it->second.dim(0), 0);
+              bound.reset();
+            }
+            left.push_back(bound);
+          }
+          return c.tuple(values);
+        },
+        {unshapedListsOf(ctx, arguments), {}});
+    if (!branch) {
+      for (ir::Computation *built : branches)
+        discardCallee(ctx, built);
+      return std::nullopt;
+    }
+    branches.push_back(branch);
+  }
+  return branches;
+}
+
+/// The outputs some branch returns as an unshaped list and others write
+/// (shaped, all alike, of the same bound), with that shape.
+ShapedOutputs writtenInSomeBranches(
+    const std::vector<ir::Computation *> &branches,
+    const std::vector<UnshapedLists> &unshaped) {
+  ShapedOutputs shaped;
+  size_t outputs = unshaped.front().size();
+  for (size_t k = 0; k < outputs; ++k) {
+    std::optional<ir::Shape> written;
+    bool alike = true, left = false;
+    for (size_t i = 0; i < branches.size(); ++i) {
+      if (unshaped[i][k]) {
+        left = true;
+        continue;
+      }
+      const ir::Shape &shape = branches[i]->root()->shape().tupleElements()[k];
+      alike = alike && (!written || *written == shape);
+      written = shape;
+    }
+    if (left && written && alike && written->rank() > 0)
+      shaped[k] = *written;
+  }
+  return shaped;
+}
+
 /// A `conditional` on `selector` (pred[] or s32[]) running one of
 /// `functions`, each on the tuple of `arguments`; sets the node's outputs.
+/// A TensorList of unknown element shape that only some branches write
+/// comes back shaped from all (the others' built again to return zeros).
 void lowerBranches(TfNodeContext &ctx, Value selector,
                    const std::vector<std::string> &functions,
                    const std::vector<Value> &arguments,
@@ -196,18 +268,22 @@ void lowerBranches(TfNodeContext &ctx, Value selector,
         "changes with PushBack/PopBack); kiln carries such a list through "
         "loops but not into a branch",
         counted.front() + 1)));
-  std::vector<ir::Shape> parameters = shapesOf(arguments);
-  std::vector<ir::Computation *> branches;
-  for (size_t i = 0; i < functions.size(); ++i) {
-    ir::Computation *branch =
-        buildCallee(ctx, functions[i], parameters, roles[i], tupleOf);
-    if (!branch)
+  std::vector<UnshapedLists> unshaped;
+  std::optional<std::vector<ir::Computation *>> branches =
+      buildBranches(ctx, functions, arguments, roles, {}, unshaped);
+  if (!branches)
+    return;
+  ShapedOutputs shaped = writtenInSomeBranches(*branches, unshaped);
+  if (!shaped.empty()) {
+    for (ir::Computation *built : *branches)
+      discardCallee(ctx, built);
+    branches = buildBranches(ctx, functions, arguments, roles, shaped, unshaped);
+    if (!branches)
       return;
-    branches.push_back(branch);
   }
-  const ir::Shape &first = branches.front()->root()->shape();
-  for (size_t i = 1; i < branches.size(); ++i) {
-    const ir::Shape &other = branches[i]->root()->shape();
+  const ir::Shape &first = branches->front()->root()->shape();
+  for (size_t i = 1; i < branches->size(); ++i) {
+    const ir::Shape &other = (*branches)[i]->root()->shape();
     if (other != first)
       return void(ctx.fail(fmt::format(
           "branch '{}' returns {} but branch '{}' returns {}; the branch "
@@ -218,11 +294,17 @@ void lowerBranches(TfNodeContext &ctx, Value selector,
   }
   std::vector<Value> operands = {selector};
   Value packed = b.tuple(arguments);
-  operands.insert(operands.end(), branches.size(), packed);
+  operands.insert(operands.end(), branches->size(), packed);
   Value result = b.addCalling(ir::Opcode::Conditional, std::move(operands),
-                              std::move(branches));
-  if (result)
-    setOutputs(ctx, b.tupleElements(result));
+                              std::move(*branches));
+  if (!result)
+    return;
+  std::vector<Value> outputs = b.tupleElements(result);
+  // A list no branch writes stays unshaped after the conditional.
+  for (size_t k = 0; k < outputs.size(); ++k)
+    if (unshaped.front()[k])
+      ctx.markUnshapedList(outputs[k], *unshaped.front()[k]);
+  setOutputs(ctx, outputs);
 }
 
 void lowerIf(TfNodeContext &ctx) {

@@ -7,9 +7,8 @@
 // Merges, and its cond and body become library functions of a new
 // StatelessWhile.
 //
-// A loop variable or invariant carrying a TensorArray (its handle or its
-// flow, DT_RESOURCE / DT_FLOAT in TensorFlow) is typed DT_VARIANT, as a
-// TensorList: kiln lowers both to the array's buffer (TfTensorArrayOps.cpp).
+// A loop variable or invariant carrying a TensorArray is typed DT_VARIANT
+// (carriedType, TfFunctionalizeGraph.h).
 //
 //===----------------------------------------------------------------------===//
 #include "TensorFlow/TfFunctionalizeGraph.h"
@@ -35,36 +34,6 @@ std::string displayFrame(const std::string &path) {
   for (char c : path.substr(1))
     text += c == '|' ? std::string(" > ") : std::string(1, c);
   return "frame '" + text + "'";
-}
-
-/// Whether `ref` is a TensorArray's handle or flow, or a value passed on
-/// unchanged from one (through Identity and loop plumbing, or a loop
-/// already functionalized that types it DT_VARIANT).
-bool carriesTensorArray(Nodes &nodes, Ref ref) {
-  for (int depth = 0; depth < 1000; ++depth) {
-    const NodeDef *node = nodes.find(ref.node);
-    if (!node)
-      return false;
-    const std::string &op = node->op();
-    if (op == "TensorArrayV3")
-      return true;
-    if (op == "TensorArrayWriteV3" || op == "TensorArrayScatterV3" ||
-        op == "TensorArraySplitV3")
-      return ref.port == 0; // flow_out
-    if (op == "StatelessWhile") {
-      auto types = node->attr().find("T");
-      return types != node->attr().end() && ref.port >= 0 &&
-             ref.port < types->second.list().type_size() &&
-             types->second.list().type(int(ref.port)) == tensorflow::DT_VARIANT;
-    }
-    bool passesOn = isEnter(*node) || isExit(*node) || isMerge(*node) ||
-                    isSwitch(*node) || isNextIteration(*node) ||
-                    op == "Identity";
-    if (!passesOn || node->input_size() == 0)
-      return false;
-    ref = parseRef(node->input(0));
-  }
-  return false;
 }
 
 struct Frames {
@@ -157,9 +126,7 @@ private:
   std::string uniqueNodeName(const std::string &base) const;
   /// The type of the loop state an Enter starts (TensorArrays: DT_VARIANT).
   tensorflow::DataType stateType(const NodeDef &enter) const {
-    return carriesTensorArray(nodes_, parseRef(enter.input(0)))
-               ? tensorflow::DT_VARIANT
-               : attrType(enter);
+    return carriedType(nodes_, parseRef(enter.input(0)), attrType(enter));
   }
 
   tensorflow::GraphDef &graph_;
