@@ -207,10 +207,7 @@ private:
 inline std::vector<Value> lowerTf(Graph &g, const std::string &op,
                            std::vector<Value> inputs, Attrs attrs = {}) {
   FakeTfNode node(g.b, op, std::move(inputs), std::move(attrs));
-  tf::TfLowering lower = nullptr;
-  for (const tf::TfOpRule &rule : tf::tfArrayRules())
-    if (rule.op == op)
-      lower = rule.lower;
+  tf::TfLowering lower = tf::findTfLowering(op);
   REQUIRE(lower);
   lower(node);
   INFO("lowering error");
@@ -221,10 +218,7 @@ inline std::vector<Value> lowerOnnx(Graph &g, const std::string &op, int64_t ops
                              std::vector<Value> inputs, Attrs attrs = {},
                              size_t outputs = 1) {
   FakeOnnxNode node(g.b, op, opset, std::move(inputs), std::move(attrs), outputs);
-  onnx::OnnxLowering lower = nullptr;
-  for (const onnx::OnnxOpRule &rule : onnx::onnxTensorRules())
-    if (rule.opType == op)
-      lower = rule.lower;
+  onnx::OnnxLowering lower = onnx::findOnnxLowering(op);
   REQUIRE(lower);
   lower(node);
   return node.outputs;

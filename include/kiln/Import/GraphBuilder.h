@@ -17,6 +17,7 @@
 #define KILN_IMPORT_GRAPHBUILDER_H
 
 #include "kiln/IR/Computation.h"
+#include "kiln/Import/DynamicShapes.h"
 #include "kiln/Support/Error.h"
 
 #include <optional>
@@ -34,6 +35,10 @@ public:
       : computation_(computation) {}
 
   ir::Computation &computation() { return computation_; }
+  /// What is known of the run-time sized values built here
+  /// (docs/architecture.md, "Run-time sized values").
+  DynamicShapes &dynamic() { return dynamic_; }
+  const DynamicShapes &dynamic() const { return dynamic_; }
 
   // --- Errors -----------------------------------------------------------
   bool ok() const { return !failed_; }
@@ -152,6 +157,7 @@ private:
   std::string message_;
   bool folding_ = true;
   std::string sourceNode_;
+  DynamicShapes dynamic_;
 };
 
 /// Normalizes a possibly negative axis for a tensor of `rank`; nullopt when

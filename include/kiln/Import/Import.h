@@ -101,11 +101,21 @@ struct VariableUpdate {
   size_t arg = 0;
 };
 
+/// A result stored at its bound along `dim` whose run-time extent is
+/// result `countResult` (an s32[] named `<output>_count`): NonMaxSuppression
+/// and Where outputs and what is computed from them.
+struct BoundedResult {
+  size_t result = 0;
+  int64_t dim = 0;
+  size_t countResult = 0;
+};
+
 struct ImportedModel {
   std::unique_ptr<ir::Module> module;
   std::vector<ArgMetadata> args;       ///< one per entry parameter
   std::vector<std::string> resultNames; ///< one per root result
   std::vector<VariableUpdate> variableUpdates;
+  std::vector<BoundedResult> boundedResults;
   SourceSummary summary;
 };
 

@@ -23,9 +23,7 @@ constexpr std::string_view kRandom =
     "random number generation is not supported by an ahead-of-time compiler";
 
 const OutOfScope kOutOfScope[] = {
-    {"NonZero", kDataDependent},
     {"Unique", kDataDependent},
-    {"NonMaxSuppression", kDataDependent},
     {"Compress", kDataDependent},
     {"StringNormalizer", kStrings},
     {"RegexFullMatch", kStrings},
@@ -57,7 +55,7 @@ OnnxLowering findOnnxLowering(std::string_view opType) {
   for (std::span<const OnnxOpRule> table :
        {onnxCoreRules(), onnxElementwiseRules(), onnxTensorRules(),
         onnxNnRules(), onnxRecurrentRules(), onnxLossRules(), onnxSignalRules(),
-        onnxSamplingRules(), onnxControlFlowRules()})
+        onnxSamplingRules(), onnxControlFlowRules(), onnxSelectionRules()})
     for (const OnnxOpRule &rule : table)
       if (rule.opType == opType)
         return rule.lower;

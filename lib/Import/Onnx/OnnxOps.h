@@ -87,6 +87,7 @@ std::span<const OnnxOpRule> onnxLossRules();     // NLL, softmax cross-entropy
 std::span<const OnnxOpRule> onnxSignalRules();   // windows, DFT, STFT, mel
 std::span<const OnnxOpRule> onnxSamplingRules(); // GridSample, RoiAlign
 std::span<const OnnxOpRule> onnxControlFlowRules(); // If, Loop, Scan
+std::span<const OnnxOpRule> onnxSelectionRules();   // NonMaxSuppression, NonZero
 
 /// The lowering for an op of the default domain, or nullptr.
 OnnxLowering findOnnxLowering(std::string_view opType);

@@ -1,5 +1,6 @@
 //===- TfGraphLowering.cpp - Lowering the nodes of one TF graph -----------===//
 #include "TensorFlow/TfGraphLowering.h"
+#include "TensorFlow/TfDynamic.h"
 #include "TensorFlow/TfTensor.h"
 
 #include "kiln/IR/CallGraph.h"
@@ -92,17 +93,29 @@ Error GraphLowering::lowerNode(size_t node) {
     return inputs.takeError();
   auto weight = scope_.model.weights.find(def.name());
   bool tfjs = scope_.model.format == "TensorFlow.js graph model";
-  TfContext context(builder_, scope_.state, node, std::move(*inputs),
-                    std::move(sources),
-                    weight == scope_.model.weights.end() ? nullptr
-                                                         : &weight->second,
-                    tfjs, *this, scope_.lists);
+  const ir::Literal *weightValue =
+      weight == scope_.model.weights.end() ? nullptr : &weight->second;
+  TfContext context(builder_, scope_.state, node, *inputs, sources,
+                    weightValue, tfjs, *this, scope_.lists);
   TfLowering lower = findTfLowering(def.op());
   if (!lower && scope_.library.find(def.op()))
     lower = &lowerFunctionOp;
   assert(lower && "planning rejects unsupported ops");
   builder_.setSourceNode(def.name());
-  lower(context);
+  if (hasDynamicInput(context)) {
+    // The dynamic lowerings run the op's lowering again on other inputs.
+    Relower relower = [&](TfLowering with, std::vector<Value> replaced) {
+      TfContext again(builder_, scope_.state, node, std::move(replaced),
+                      sources, weightValue, tfjs, *this, scope_.lists);
+      with(again);
+      if (!again.attributeError().empty())
+        builder_.fail(again.attributeError());
+      return again.takeOutputs();
+    };
+    lowerDynamicNode(context, lower, relower);
+  } else {
+    lower(context);
+  }
   // An unreadable attribute is the cause of whatever else went wrong.
   if (!context.attributeError().empty()) {
     (void)builder_.takeError(); // a consequence of it

@@ -35,9 +35,8 @@ const OutOfScope kOutOfScope[] = {
     {"NextIteration", kControlFlow}, {"LoopCond", kControlFlow},
     {"RefSwitch", kControlFlow},     {"RefEnter", kControlFlow},
     {"RefMerge", kControlFlow},      {"RefExit", kControlFlow},
-    {"Where", kDataDependent},       {"Unique", kDataDependent},
-    {"UniqueV2", kDataDependent},    {"ListDiff", kDataDependent},
-    {"SetDiff1D", kDataDependent},
+    {"Unique", kDataDependent},      {"UniqueV2", kDataDependent},
+    {"ListDiff", kDataDependent},    {"SetDiff1D", kDataDependent},
 };
 
 constexpr std::string_view kTensorListPrefix = "TensorList";
@@ -48,7 +47,7 @@ TfLowering findTfLowering(std::string_view op) {
   for (std::span<const TfOpRule> table :
        {tfGraphRules(), tfElementwiseRules(), tfArrayRules(), tfNnRules(),
         tfTrainingRules(), tfControlFlowRules(), tfTensorListRules(),
-        tfTensorArrayRules()})
+        tfTensorArrayRules(), tfSelectionRules()})
     for (const TfOpRule &rule : table)
       if (rule.op == op)
         return rule.lower;

@@ -111,6 +111,7 @@ std::span<const TfOpRule> tfGraphRules();       // Placeholder, Const, Identity,
 std::span<const TfOpRule> tfControlFlowRules(); // While, If, Case, calls
 std::span<const TfOpRule> tfTensorListRules();  // TensorList* as static buffers
 std::span<const TfOpRule> tfTensorArrayRules(); // TensorArray*V3, the same
+std::span<const TfOpRule> tfSelectionRules();   // NonMaxSuppression*, Where
 
 /// A node whose op is a library function: a call of it, inlined (as
 /// PartitionedCall).
