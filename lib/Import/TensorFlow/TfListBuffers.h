@@ -15,7 +15,7 @@ namespace kiln::import::tf {
 
 /// The bound of an unshaped list that has none yet (EmptyTensorList with
 /// max_num_elements -1): the loop it enters gives its trip bound
-/// (TfControlFlowOps.cpp).
+/// (TfWhileOps.cpp).
 constexpr int64_t kUnboundedList = -1;
 
 /// A new buffer of `bound` entries: zeros of `element` when it is known,

@@ -46,8 +46,8 @@ constexpr std::string_view kTensorArrayPrefix = "TensorArray";
 TfLowering findTfLowering(std::string_view op) {
   for (std::span<const TfOpRule> table :
        {tfGraphRules(), tfElementwiseRules(), tfArrayRules(), tfNnRules(),
-        tfTrainingRules(), tfControlFlowRules(), tfTensorListRules(),
-        tfTensorArrayRules(), tfSelectionRules()})
+        tfTrainingRules(), tfControlFlowRules(), tfWhileRules(),
+        tfTensorListRules(), tfTensorArrayRules(), tfSelectionRules()})
     for (const TfOpRule &rule : table)
       if (rule.op == op)
         return rule.lower;

@@ -108,7 +108,8 @@ std::span<const TfOpRule> tfArrayRules();       // shape, slicing, gather, pad
 std::span<const TfOpRule> tfNnRules();          // conv, matmul, pool, norm, resize
 std::span<const TfOpRule> tfTrainingRules();    // variables, gradients, apply ops
 std::span<const TfOpRule> tfGraphRules();       // Placeholder, Const, Identity, NoOp
-std::span<const TfOpRule> tfControlFlowRules(); // While, If, Case, calls
+std::span<const TfOpRule> tfControlFlowRules(); // If, Case, calls
+std::span<const TfOpRule> tfWhileRules();       // While, StatelessWhile
 std::span<const TfOpRule> tfTensorListRules();  // TensorList* as static buffers
 std::span<const TfOpRule> tfTensorArrayRules(); // TensorArray*V3, the same
 std::span<const TfOpRule> tfSelectionRules();   // NonMaxSuppression*, Where

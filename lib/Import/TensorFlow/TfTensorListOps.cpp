@@ -11,14 +11,14 @@
 // trip bound of the loop it enters: TfLoopBounds.h) also has a length,
 // an s32[] that PushBack (writes entry `length`) and PopBack (reads entry
 // `length - 1` and zeros it) move; TfNodeContext::listLength holds it and
-// a loop carries it as an extra loop variable (TfControlFlowOps.cpp).
+// a loop carries it as an extra loop variable (TfWhileOps.cpp).
 // Entries from the length on are zeros, so Stack can give the whole
 // buffer when the length is not an import-time constant.
 //
 // A list reserved with an unknown element shape (TF2 writes -1) is a
 // placeholder [bound] marked unshaped until a SetItem gives the shape; a
 // While whose body does that is rebuilt with the shaped buffer as init
-// (TfControlFlowOps.cpp).
+// (TfWhileOps.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "TensorFlow/TfOps.h"
