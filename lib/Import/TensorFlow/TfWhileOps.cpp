@@ -112,6 +112,22 @@ ir::Computation *buildBody(TfNodeContext &ctx, const std::string &body,
   return nullptr;
 }
 
+/// Why a loop gives an unbounded list no bound: it may push more than once
+/// per trip (`overfilled`), its limit is a run-time value (`unknownLimit`),
+/// or no counted test was found.
+std::string whyNoBound(bool overfilled, Value unknownLimit) {
+  if (overfilled)
+    return "the body may push onto it more than once per trip, so the "
+           "loop's trip bound does not bound it";
+  if (unknownLimit)
+    return fmt::format("the loop's limit is computed at run time, from {} "
+                       "(--freeze it to give the loop a trip bound)",
+                       runTimeSources(unknownLimit));
+  return "kiln finds no trip bound for the loop: a condition `counter < "
+         "limit` with a counter stepped by 1 from a constant and a constant "
+         "limit (or maximum_iterations)";
+}
+
 /// Gives each list among `init` without a bound (kUnboundedList) the loop's
 /// trip bound, found on callees built once for that with a one-entry
 /// placeholder in its place (TfLoopBounds.h); the body must push onto it at
@@ -185,18 +201,7 @@ bool boundListsByLoop(TfNodeContext &ctx, const std::string &cond,
         "loop variable {} is a TensorList without a bound (EmptyTensorList "
         "with max_num_elements -1), and {}; or give the list a "
         "max_num_elements, or the loop a constant maximum_iterations",
-        i,
-        overfilled ? std::string("the body may push onto it more than once "
-                                 "per trip, so the loop's trip bound does "
-                                 "not bound it")
-        : unknownLimit
-            ? fmt::format("the loop's limit is computed at run time, from {} "
-                          "(--freeze it to give the loop a trip bound)",
-                          runTimeSources(unknownLimit))
-            : std::string("kiln finds no trip bound for the loop: a "
-                          "condition `counter < limit` with a counter "
-                          "stepped by 1 from a constant and a constant limit "
-                          "(or maximum_iterations)")));
+        i, whyNoBound(overfilled.has_value(), unknownLimit)));
     return false;
   }
   for (size_t i : unbounded)
