@@ -132,6 +132,9 @@ public:
     return std::nullopt;
   }
   void markUnshapedList(Value, int64_t) override {}
+  Value listLength(Value) const override { return nullptr; }
+  void setListLength(Value, Value) override {}
+  void forgetLists(const ir::Computation &) override {}
   void setOutput(size_t index, Value value) override {
     outputs.resize(std::max(outputs.size(), index + 1));
     outputs[index] = value;

@@ -2,6 +2,8 @@
 #include "TensorFlow/TfContext.h"
 #include "TensorFlow/TfTensor.h"
 
+#include "kiln/IR/Computation.h"
+
 #include <fmt/format.h>
 
 namespace kiln::import::tf {
@@ -59,22 +61,39 @@ TfContext::TfContext(GraphBuilder &builder, VariableState &state, size_t node,
                      std::vector<Value> inputs, std::vector<NodeInput> dataInputs,
                      const ir::Literal *weight, bool requireWeight,
                      FunctionCaller &functions,
-                     std::map<Value, int64_t> &unshapedLists)
+                     ListMarks &lists)
     : TfNodeContext(builder), state_(state), def_(state.graph.node(node)),
       inputs_(std::move(inputs)), dataInputs_(std::move(dataInputs)),
       weight_(weight), requireWeight_(requireWeight), functions_(functions),
-      unshapedLists_(unshapedLists) {}
+      lists_(lists) {}
 
 std::optional<int64_t> TfContext::unshapedListBound(Value list) const {
-  auto it = unshapedLists_.find(list);
-  if (it == unshapedLists_.end())
+  auto it = lists_.unshaped.find(list);
+  if (it == lists_.unshaped.end())
     return std::nullopt;
   return it->second;
 }
 
 void TfContext::markUnshapedList(Value list, int64_t bound) {
   if (list)
-    unshapedLists_[list] = bound;
+    lists_.unshaped[list] = bound;
+}
+
+Value TfContext::listLength(Value list) const {
+  auto it = lists_.lengths.find(list);
+  return it == lists_.lengths.end() ? nullptr : it->second;
+}
+
+void TfContext::setListLength(Value list, Value length) {
+  if (list && length)
+    lists_.lengths[list] = length;
+}
+
+void TfContext::forgetLists(const ir::Computation &computation) {
+  for (Value value : computation.instructions()) {
+    lists_.unshaped.erase(value);
+    lists_.lengths.erase(value);
+  }
 }
 
 Value TfContext::input(size_t i) const {

@@ -38,6 +38,14 @@ struct VariableState {
   const VariableSpec *variableAt(size_t node, int64_t index) const;
 };
 
+/// What the lowering knows about TensorList values beyond their buffers
+/// (TfNodeContext's TensorList hooks), shared by a graph and the functions
+/// it calls.
+struct ListMarks {
+  std::map<Value, int64_t> unshaped; ///< placeholder -> bound
+  std::map<Value, Value> lengths;    ///< counted list -> its s32[] length
+};
+
 /// Lowers library functions for the nodes that call them (the importer's
 /// GraphLowering).
 class FunctionCaller {
@@ -57,7 +65,7 @@ public:
   TfContext(GraphBuilder &builder, VariableState &state, size_t node,
             std::vector<Value> inputs, std::vector<NodeInput> dataInputs,
             const ir::Literal *weight, bool requireWeight,
-            FunctionCaller &functions, std::map<Value, int64_t> &unshapedLists);
+            FunctionCaller &functions, ListMarks &lists);
 
   const std::string &name() const override { return def_.name(); }
   const std::string &op() const override { return def_.op(); }
@@ -83,6 +91,9 @@ public:
                GraphBuilder &into) override;
   std::optional<int64_t> unshapedListBound(Value list) const override;
   void markUnshapedList(Value list, int64_t bound) override;
+  Value listLength(Value list) const override;
+  void setListLength(Value list, Value length) override;
+  void forgetLists(const ir::Computation &computation) override;
 
   std::optional<std::string> variableOf(size_t i) const override;
   void updateVariable(const std::string &variable, Value value) override;
@@ -108,7 +119,7 @@ private:
   const ir::Literal *weight_;
   bool requireWeight_;
   FunctionCaller &functions_;
-  std::map<Value, int64_t> &unshapedLists_;
+  ListMarks &lists_;
   std::vector<Value> outputs_;
   std::string attributeError_;
 };

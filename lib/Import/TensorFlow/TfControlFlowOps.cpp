@@ -1,4 +1,4 @@
-//===- TfControlFlowOps.cpp - While, If, Case and function calls ----------===//
+//===- TfControlFlowOps.cpp - If, Case and function calls -----------------===//
 //
 // TensorFlow's functional control flow (v2) calls FunctionDefs of the
 // graph's library (TfFunctions.h):
@@ -6,12 +6,7 @@
 // - `PartitionedCall`, `StatefulPartitionedCall` and a node whose op is a
 //   function name are inlined: the body is lowered into the caller's
 //   computation, so its constants fold with the caller's.
-// - `While`/`StatelessWhile` become a `while` over the tuple of loop
-//   variables: `cond` and `body` each become a computation taking that
-//   tuple. Every loop variable keeps one static shape. A trip bound TF2
-//   writes as `loop_counter < maximum_iterations` (a constant loop
-//   variable) is found by the passes: while-loop-simplifier sinks the
-//   constant into the condition, where the trip-count analysis reads it.
+// - `While`/`StatelessWhile`: TfWhileOps.cpp.
 // - `If`/`StatelessIf` inline the taken branch when the predicate folds to a
 //   constant, else become a `conditional` on a `pred[]`; `Case` is an
 //   `s32`-indexed `conditional` (an index out of range runs the last
@@ -19,118 +14,18 @@
 //   takes the tuple of the node's inputs after the selector.
 //
 //===----------------------------------------------------------------------===//
-#include "TensorFlow/TfOps.h"
+#include "TensorFlow/TfCallees.h"
 
-#include "Common/CalleeBuilder.h"
 #include "Common/LoopBuffers.h"
-
-#include "kiln/IR/Module.h"
 
 #include <fmt/format.h>
 
-#include <functional>
+#include <map>
 
 namespace kiln::import::tf {
 
 namespace {
 using ir::DType;
-
-/// The node's inputs from `first` on; empty after recording an error if one
-/// is missing.
-std::optional<std::vector<Value>> inputsFrom(TfNodeContext &ctx, size_t first) {
-  std::vector<Value> values;
-  for (size_t i = first; i < ctx.inputCount(); ++i) {
-    Value value = ctx.input(i);
-    if (!value)
-      return std::nullopt;
-    values.push_back(value);
-  }
-  return values;
-}
-
-std::vector<ir::Shape> shapesOf(const std::vector<Value> &values) {
-  std::vector<ir::Shape> shapes;
-  for (Value value : values)
-    shapes.push_back(value->shape());
-  return shapes;
-}
-
-std::string describeShapes(const std::vector<ir::Shape> &shapes) {
-  std::vector<std::string> texts;
-  for (const ir::Shape &shape : shapes)
-    texts.push_back(shape.toString());
-  return fmt::format("({})", fmt::join(texts, ", "));
-}
-
-/// TensorFlow's truth value of a condition tensor: a scalar is true when
-/// nonzero; a tensor of any other rank when it has elements (a static
-/// fact).
-Value truthValue(GraphBuilder &b, Value x) {
-  const ir::Shape &shape = x->shape();
-  if (shape.rank() != 0)
-    return b.scalar(DType::Pred, shape.numElements() > 0 ? 1 : 0);
-  if (shape.dtype() == DType::Pred)
-    return x;
-  return b.compare(ir::ComparisonDirection::NE, x,
-                   b.scalar(shape.dtype(), 0));
-}
-
-/// Sets the node's outputs to `values`.
-void setOutputs(TfNodeContext &ctx, const std::vector<Value> &values) {
-  for (size_t i = 0; i < values.size(); ++i)
-    ctx.setOutput(i, values[i]);
-}
-
-/// What a callee computation returns, made from the function's outputs in
-/// the callee's builder (nullptr after recording why).
-using RootOf = std::function<Value(GraphBuilder &, const std::vector<Value> &)>;
-
-/// Per argument, the bound of a TensorList of unknown element shape
-/// (TfTensorListOps.cpp), or nullopt.
-using UnshapedLists = std::vector<std::optional<int64_t>>;
-
-UnshapedLists unshapedListsOf(TfNodeContext &ctx,
-                              const std::vector<Value> &values) {
-  UnshapedLists bounds;
-  for (Value value : values)
-    bounds.push_back(ctx.unshapedListBound(value));
-  return bounds;
-}
-
-/// A computation of one tuple parameter of `parameters` applying
-/// `function` to its elements; `rootOf` makes its root. Elements that
-/// `unshaped` gives a bound stay unshaped lists in the callee. Null after
-/// recording the error on the node.
-ir::Computation *buildCallee(TfNodeContext &ctx, const std::string &function,
-                             const std::vector<ir::Shape> &parameters,
-                             const std::string &role, const RootOf &rootOf,
-                             const UnshapedLists &unshaped = {}) {
-  GraphBuilder &b = ctx.builder();
-  ir::Computation *callee = newComputation(b, ctx.name() + "." + role);
-  GraphBuilder c(*callee);
-  c.setSourceNode(ctx.name());
-  Value parameter = c.parameter(0, ir::Shape::tuple(parameters),
-                                callee->name() + ".args");
-  std::vector<Value> arguments = c.tupleElements(parameter);
-  for (size_t i = 0; i < unshaped.size() && i < arguments.size(); ++i)
-    if (unshaped[i])
-      ctx.markUnshapedList(arguments[i], *unshaped[i]);
-  std::optional<std::vector<Value>> outputs =
-      ctx.callFunction(function, arguments, c);
-  Value root = outputs ? rootOf(c, *outputs) : nullptr;
-  if (!outputs || !finish(b, c, *callee, root)) {
-    // Nothing calls it; a half-built computation must not reach the
-    // verifier or a dump.
-    callee->parent()->removeComputation(callee);
-    return nullptr;
-  }
-  return callee;
-}
-
-/// Returns the function's outputs as a tuple.
-Value tupleOf(GraphBuilder &c, const std::vector<Value> &outputs) {
-  return c.tuple(outputs);
-}
 
 // --- Calls -----------------------------------------------------------------
 
@@ -150,25 +45,111 @@ void lowerPartitionedCall(TfNodeContext &ctx) {
 
 // --- Branches --------------------------------------------------------------
 
+/// Per branch output, the shape a branch returning it as an unshaped list
+/// returns instead: zeros of the shape another branch gives it by writing
+/// it (nothing was written to the list where it is still unshaped).
+using ShapedOutputs = std::map<size_t, ir::Shape>;
+
+/// The branch computations, `functions` each on the tuple of `arguments`
+/// (unshaped lists stay unshaped inside); outputs `shaped` names become
+/// zeros of their shape when unshaped. `unshaped` gets, per branch and
+/// output, the bound of an output left an unshaped list. Nullopt after
+/// recording an error.
+std::optional<std::vector<ir::Computation *>>
+buildBranches(TfNodeContext &ctx, const std::vector<std::string> &functions,
+              const std::vector<Value> &arguments,
+              const std::vector<std::string> &roles, const ShapedOutputs &shaped,
+              std::vector<UnshapedLists> &unshaped) {
+  std::vector<ir::Computation *> branches;
+  unshaped.clear();
+  for (size_t i = 0; i < functions.size(); ++i) {
+    UnshapedLists &left = unshaped.emplace_back();
+    ir::Computation *branch = buildCallee(
+        ctx, functions[i], shapesOf(arguments), roles[i],
+        [&](GraphBuilder &c, const std::vector<Value> &outputs) {
+          std::vector<Value> values = outputs;
+          for (size_t k = 0; k < values.size(); ++k) {
+            std::optional<int64_t> bound = ctx.unshapedListBound(values[k]);
+            auto it = shaped.find(k);
+            if (bound && it != shaped.end()) {
+              std::vector<int64_t> entry(it->second.dims().begin() + 1,
+                                         it->second.dims().end());
+              values[k] = zeroBuffer(c, ir::Shape(it->second.dtype(), entry),
+                                     it->second.dim(0), 0);
+              bound.reset();
+            }
+            left.push_back(bound);
+          }
+          return c.tuple(values);
+        },
+        {unshapedListsOf(ctx, arguments), {}});
+    if (!branch) {
+      for (ir::Computation *built : branches)
+        discardCallee(ctx, built);
+      return std::nullopt;
+    }
+    branches.push_back(branch);
+  }
+  return branches;
+}
+
+/// The outputs some branch returns as an unshaped list and others write
+/// (shaped, all alike, of the same bound), with that shape.
+ShapedOutputs writtenInSomeBranches(
+    const std::vector<ir::Computation *> &branches,
+    const std::vector<UnshapedLists> &unshaped) {
+  ShapedOutputs shaped;
+  size_t outputs = unshaped.front().size();
+  for (size_t k = 0; k < outputs; ++k) {
+    std::optional<ir::Shape> written;
+    bool alike = true, left = false;
+    for (size_t i = 0; i < branches.size(); ++i) {
+      if (unshaped[i][k]) {
+        left = true;
+        continue;
+      }
+      const ir::Shape &shape = branches[i]->root()->shape().tupleElements()[k];
+      alike = alike && (!written || *written == shape);
+      written = shape;
+    }
+    if (left && written && alike && written->rank() > 0)
+      shaped[k] = *written;
+  }
+  return shaped;
+}
+
 /// A `conditional` on `selector` (pred[] or s32[]) running one of
 /// `functions`, each on the tuple of `arguments`; sets the node's outputs.
+/// A TensorList of unknown element shape that only some branches write
+/// comes back shaped from all (the others' built again to return zeros).
 void lowerBranches(TfNodeContext &ctx, Value selector,
                    const std::vector<std::string> &functions,
                    const std::vector<Value> &arguments,
                    const std::vector<std::string> &roles) {
   GraphBuilder &b = ctx.builder();
-  std::vector<ir::Shape> parameters = shapesOf(arguments);
-  std::vector<ir::Computation *> branches;
-  for (size_t i = 0; i < functions.size(); ++i) {
-    ir::Computation *branch =
-        buildCallee(ctx, functions[i], parameters, roles[i], tupleOf);
-    if (!branch)
+  std::vector<size_t> counted = countedListsOf(ctx, arguments);
+  if (!counted.empty())
+    return void(ctx.fail(fmt::format(
+        "input {} is a TensorList that EmptyTensorList made (its length "
+        "changes with PushBack/PopBack); kiln carries such a list through "
+        "loops but not into a branch",
+        counted.front() + 1)));
+  std::vector<UnshapedLists> unshaped;
+  std::optional<std::vector<ir::Computation *>> branches =
+      buildBranches(ctx, functions, arguments, roles, {}, unshaped);
+  if (!branches)
+    return;
+  ShapedOutputs shaped = writtenInSomeBranches(*branches, unshaped);
+  if (!shaped.empty()) {
+    for (ir::Computation *built : *branches)
+      discardCallee(ctx, built);
+    branches = buildBranches(ctx, functions, arguments, roles, shaped, unshaped);
+    if (!branches)
       return;
-    branches.push_back(branch);
   }
-  const ir::Shape &first = branches.front()->root()->shape();
-  for (size_t i = 1; i < branches.size(); ++i) {
-    const ir::Shape &other = branches[i]->root()->shape();
+  const ir::Shape &first = branches->front()->root()->shape();
+  for (size_t i = 1; i < branches->size(); ++i) {
+    const ir::Shape &other = (*branches)[i]->root()->shape();
     if (other != first)
       return void(ctx.fail(fmt::format(
           "branch '{}' returns {} but branch '{}' returns {}; the branch "
@@ -179,11 +160,17 @@ void lowerBranches(TfNodeContext &ctx, Value selector,
   }
   std::vector<Value> operands = {selector};
   Value packed = b.tuple(arguments);
-  operands.insert(operands.end(), branches.size(), packed);
+  operands.insert(operands.end(), branches->size(), packed);
   Value result = b.addCalling(ir::Opcode::Conditional, std::move(operands),
-                              std::move(branches));
-  if (result)
-    setOutputs(ctx, b.tupleElements(result));
+                              std::move(*branches));
+  if (!result)
+    return;
+  std::vector<Value> outputs = b.tupleElements(result);
+  // A list no branch writes stays unshaped after the conditional.
+  for (size_t k = 0; k < outputs.size(); ++k)
+    if (unshaped.front()[k])
+      ctx.markUnshapedList(outputs[k], *unshaped.front()[k]);
+  setOutputs(ctx, outputs);
 }
 
 void lowerIf(TfNodeContext &ctx) {
@@ -226,95 +213,6 @@ void lowerCase(TfNodeContext &ctx) {
   lowerBranches(ctx, index, functions, *arguments, roles);
 }
 
-// --- Loops -----------------------------------------------------------------
-
-/// The body of a While over `init`. A loop variable that is a TensorList of
-/// unknown element shape and that the body writes (so returns shaped) gets
-/// a shaped zero buffer as its init in `init`, and the body is built again
-/// (`reshaped` says so; at most once per such variable). Null after
-/// recording an error.
-ir::Computation *buildBody(TfNodeContext &ctx, const std::string &body,
-                           std::vector<Value> &init, bool &reshaped) {
-  std::vector<ir::Shape> state = shapesOf(init);
-  UnshapedLists unshaped = unshapedListsOf(ctx, init);
-  std::vector<std::pair<size_t, ir::Shape>> shaped;
-  ir::Computation *step = buildCallee(
-      ctx, body, state, "body",
-      [&](GraphBuilder &c, const std::vector<Value> &outputs) -> Value {
-        if (outputs.size() != state.size())
-          return c.fail(fmt::format("body '{}' returns {} values for {} loop "
-                                    "variables",
-                                    body, outputs.size(), state.size()));
-        for (size_t i = 0; i < state.size(); ++i) {
-          if (outputs[i]->shape() == state[i])
-            continue;
-          if (unshaped[i] && !ctx.unshapedListBound(outputs[i])) {
-            shaped.emplace_back(i, outputs[i]->shape());
-            continue;
-          }
-          return c.fail(fmt::format(
-              "loop variable {} is {} on entry but body '{}' returns {}; "
-              "kiln needs every loop variable to keep one static shape",
-              i, state[i].toString(), body, outputs[i]->shape().toString()));
-        }
-        return c.tuple(outputs);
-      },
-      unshaped);
-  reshaped = step && !shaped.empty();
-  if (!reshaped)
-    return step;
-  step->parent()->removeComputation(step);
-  GraphBuilder &b = ctx.builder();
-  for (const auto &[i, shape] : shaped) {
-    std::vector<int64_t> element(shape.dims().begin() + 1, shape.dims().end());
-    init[i] = zeroBuffer(b, ir::Shape(shape.dtype(), element), shape.dim(0), 0);
-  }
-  return nullptr;
-}
-
-void lowerWhile(TfNodeContext &ctx) {
-  std::optional<std::string> cond = ctx.attrFunction("cond");
-  std::optional<std::string> body = ctx.attrFunction("body");
-  std::optional<std::vector<Value>> init = inputsFrom(ctx, 0);
-  if (!cond || !body || !init)
-    return;
-  if (init->empty())
-    return void(ctx.fail("the loop has no loop variables"));
-  ir::Computation *step = nullptr;
-  // Each rebuild shapes at least one more list, so this ends.
-  for (size_t round = 0; round <= init->size() && !step; ++round) {
-    bool reshaped = false;
-    step = buildBody(ctx, *body, *init, reshaped);
-    if (!reshaped && !step)
-      return;
-  }
-  if (!step)
-    return void(ctx.fail("the loop's TensorLists did not settle on static "
-                         "element shapes"));
-  UnshapedLists unshaped = unshapedListsOf(ctx, *init);
-  ir::Computation *test = buildCallee(
-      ctx, *cond, shapesOf(*init), "cond",
-      [&](GraphBuilder &c, const std::vector<Value> &outputs) -> Value {
-        if (outputs.size() != 1)
-          return c.fail(fmt::format("cond '{}' returns {} values, not one",
-                                    *cond, outputs.size()));
-        return truthValue(c, outputs.front());
-      },
-      unshaped);
-  if (!test)
-    return;
-  GraphBuilder &b = ctx.builder();
-  Value loop = b.addCalling(ir::Opcode::While, {b.tuple(*init)}, {test, step});
-  if (!loop)
-    return;
-  std::vector<Value> outputs = b.tupleElements(loop);
-  // A list the body never writes stays unshaped after the loop.
-  for (size_t i = 0; i < outputs.size(); ++i)
-    if (unshaped[i])
-      ctx.markUnshapedList(outputs[i], *unshaped[i]);
-  setOutputs(ctx, outputs);
-}
-
 const TfOpRule kRules[] = {
     {"PartitionedCall", &lowerPartitionedCall},
     {"StatefulPartitionedCall", &lowerPartitionedCall},
@@ -322,8 +220,6 @@ const TfOpRule kRules[] = {
     {"StatelessIf", &lowerIf},
     {"Case", &lowerCase},
     {"StatelessCase", &lowerCase},
-    {"While", &lowerWhile},
-    {"StatelessWhile", &lowerWhile},
 };
 } // namespace
 

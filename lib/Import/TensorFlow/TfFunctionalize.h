@@ -4,7 +4,7 @@
 // branches as dataflow: Enter/Merge/Switch/NextIteration/Exit/LoopCond
 // frames and Switch/Merge conds. Like tf2xla's functionalization, this
 // rewrites a GraphDef into the functional form the importer lowers
-// (TfControlFlowOps.cpp), before the graph is indexed:
+// (TfControlFlowOps.cpp, TfWhileOps.cpp), before the graph is indexed:
 //
 // - conds: a Merge joining the two sides of Switches on one predicate
 //   becomes SelectV2(pred, true side, false side), the Switches Identities

@@ -3,6 +3,43 @@
 
 namespace kiln::import::tf::functionalize {
 
+/// Whether `ref` is a TensorArray's handle or flow, or a value passed on
+/// unchanged from one (through Identity and loop plumbing, or a loop or
+/// cond already functionalized that types it DT_VARIANT).
+namespace {
+bool carriesTensorArray(Nodes &nodes, Ref ref) {
+  for (int depth = 0; depth < 1000; ++depth) {
+    const NodeDef *node = nodes.find(ref.node);
+    if (!node)
+      return false;
+    const std::string &op = node->op();
+    if (op == "TensorArrayV3")
+      return true;
+    if (op == "TensorArrayWriteV3" || op == "TensorArrayScatterV3" ||
+        op == "TensorArraySplitV3")
+      return ref.port == 0; // flow_out
+    if (op == "StatelessWhile" || op == "StatelessIf") {
+      auto types = node->attr().find(op == "StatelessIf" ? "Tout" : "T");
+      return types != node->attr().end() && ref.port >= 0 &&
+             ref.port < types->second.list().type_size() &&
+             types->second.list().type(int(ref.port)) == tensorflow::DT_VARIANT;
+    }
+    bool passesOn = isEnter(*node) || isExit(*node) || isMerge(*node) ||
+                    isSwitch(*node) || isNextIteration(*node) ||
+                    op == "Identity";
+    if (!passesOn || node->input_size() == 0)
+      return false;
+    ref = parseRef(node->input(0));
+  }
+  return false;
+}
+} // namespace
+
+tensorflow::DataType carriedType(Nodes &nodes, const Ref &ref,
+                                 tensorflow::DataType declared) {
+  return carriesTensorArray(nodes, ref) ? tensorflow::DT_VARIANT : declared;
+}
+
 std::string uniqueFunctionName(const tensorflow::GraphDef &graph,
                                const std::string &base) {
   std::set<std::string> taken;

@@ -144,6 +144,14 @@ private:
 };
 
 /// `base`, or `base_K`, whichever no function of `graph`'s library has.
+/// The type a function argument or result that carries `ref` gets: its
+/// `declared` type, or DT_VARIANT for a TensorArray's handle or flow (a
+/// DT_RESOURCE / DT_FLOAT in TensorFlow, possibly through Identity, loop
+/// plumbing or an already functionalized loop or cond), which kiln lowers
+/// to the array's buffer (TfTensorArrayOps.cpp) and passes as a TensorList.
+tensorflow::DataType carriedType(Nodes &nodes, const Ref &ref,
+                                 tensorflow::DataType declared);
+
 std::string uniqueFunctionName(const tensorflow::GraphDef &graph,
                                const std::string &base);
 

@@ -60,6 +60,10 @@ private:
   bool readOutside(const std::set<std::string> &removed) const;
   Error checkValueIndex() const;
   void asSelects();
+  /// The type of what `merge` outputs, as a function result.
+  tensorflow::DataType mergeType(const NodeDef &merge) {
+    return carriedType(nodes_, Ref{merge.name(), 0, false}, attrType(merge));
+  }
   tensorflow::FunctionDef function(const std::string &name, const Side &side,
                                    int64_t port);
   void asIf(const Side &onTrue, const Side &onFalse);
@@ -86,7 +90,8 @@ std::optional<std::string> CondRewriter::classify(const Ref &ref, int64_t port,
     const std::string &value = node->input(0);
     auto [it, added] = inputIndex_.emplace(value, inputs_.size());
     if (added)
-      inputs_.emplace_back(value, attrType(*node));
+      inputs_.emplace_back(
+          value, carriedType(nodes_, parseRef(value), attrType(*node)));
     return fmt::format("in{}", it->second);
   }
   if (!isFreeConstant(*node)) {
@@ -204,7 +209,7 @@ tensorflow::FunctionDef CondRewriter::function(const std::string &name,
     std::string output = fmt::format("out{}", m);
     auto *arg = signature.add_output_arg();
     arg->set_name(output);
-    arg->set_type(attrType(*cond_[m]->merge));
+    arg->set_type(mergeType(*cond_[m]->merge));
     (*function.mutable_ret())[output] = side.returns[m];
   }
   return function;
@@ -230,7 +235,7 @@ void CondRewriter::asIf(const Side &onTrue, const Side &onFalse) {
     attrs["Tin"].mutable_list()->add_type(type);
   }
   for (const CondMerge *merge : cond_)
-    attrs["Tout"].mutable_list()->add_type(attrType(*merge->merge));
+    attrs["Tout"].mutable_list()->add_type(mergeType(*merge->merge));
   attrs["then_branch"].mutable_func()->set_name(thenName);
   attrs["else_branch"].mutable_func()->set_name(elseName);
   for (size_t m = 0; m < cond_.size(); ++m) {

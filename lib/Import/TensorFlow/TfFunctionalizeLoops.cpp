@@ -7,6 +7,9 @@
 // Merges, and its cond and body become library functions of a new
 // StatelessWhile.
 //
+// A loop variable or invariant carrying a TensorArray is typed DT_VARIANT
+// (carriedType, TfFunctionalizeGraph.h).
+//
 //===----------------------------------------------------------------------===//
 #include "TensorFlow/TfFunctionalizeGraph.h"
 
@@ -121,6 +124,10 @@ private:
   buildFunction(const std::string &name, const std::vector<std::string> &roots,
                 bool inBody);
   std::string uniqueNodeName(const std::string &base) const;
+  /// The type of the loop state an Enter starts (TensorArrays: DT_VARIANT).
+  tensorflow::DataType stateType(const NodeDef &enter) const {
+    return carriedType(nodes_, parseRef(enter.input(0)), attrType(enter));
+  }
 
   tensorflow::GraphDef &graph_;
   Nodes &nodes_;
@@ -301,12 +308,12 @@ LoopExtractor::buildFunction(const std::string &name,
   for (size_t i = 0; i < loop_.merges.size(); ++i) {
     auto *arg = signature.add_input_arg();
     arg->set_name(fmt::format("var{}", i));
-    arg->set_type(attrType(*loop_.merges[i]));
+    arg->set_type(stateType(*loop_.enters[i]));
   }
   for (size_t j = 0; j < loop_.invariants.size(); ++j) {
     auto *arg = signature.add_input_arg();
     arg->set_name(fmt::format("invariant{}", j));
-    arg->set_type(attrType(*loop_.invariants[j]));
+    arg->set_type(stateType(*loop_.invariants[j]));
   }
   std::set<std::string> closure;
   std::vector<std::string> returned;
@@ -339,8 +346,8 @@ LoopExtractor::buildFunction(const std::string &name,
     arg->set_name(output);
     arg->set_type(!inBody ? tensorflow::DT_BOOL
                   : i < loop_.merges.size()
-                      ? attrType(*loop_.merges[i])
-                      : attrType(*loop_.invariants[i - loop_.merges.size()]));
+                      ? stateType(*loop_.enters[i])
+                      : stateType(*loop_.invariants[i - loop_.merges.size()]));
     (*function.mutable_ret())[output] = returned[i];
   }
   return function;
@@ -380,11 +387,11 @@ Error LoopExtractor::run() {
   auto *types = (*loop.mutable_attr())["T"].mutable_list();
   for (NodeDef *enter : loop_.enters) {
     loop.add_input(enter->input(0));
-    types->add_type(attrType(*enter));
+    types->add_type(stateType(*enter));
   }
   for (NodeDef *invariant : loop_.invariants) {
     loop.add_input(invariant->input(0));
-    types->add_type(attrType(*invariant));
+    types->add_type(stateType(*invariant));
   }
   (*loop.mutable_attr())["cond"].mutable_func()->set_name(condName);
   (*loop.mutable_attr())["body"].mutable_func()->set_name(bodyName);

@@ -96,7 +96,7 @@ Error GraphLowering::lowerNode(size_t node) {
   const ir::Literal *weightValue =
       weight == scope_.model.weights.end() ? nullptr : &weight->second;
   TfContext context(builder_, scope_.state, node, *inputs, sources,
-                    weightValue, tfjs, *this, scope_.unshapedLists);
+                    weightValue, tfjs, *this, scope_.lists);
   TfLowering lower = findTfLowering(def.op());
   if (!lower && scope_.library.find(def.op()))
     lower = &lowerFunctionOp;
@@ -106,7 +106,7 @@ Error GraphLowering::lowerNode(size_t node) {
     // The dynamic lowerings run the op's lowering again on other inputs.
     Relower relower = [&](TfLowering with, std::vector<Value> replaced) {
       TfContext again(builder_, scope_.state, node, std::move(replaced),
-                      sources, weightValue, tfjs, *this, scope_.unshapedLists);
+                      sources, weightValue, tfjs, *this, scope_.lists);
       with(again);
       if (!again.attributeError().empty())
         builder_.fail(again.attributeError());
@@ -194,7 +194,7 @@ GraphLowering::callFunction(const std::string &function,
   GraphLowering inner({*body.index, state, scope_.model, scope_.library,
                        fmt::format("function '{}'", function),
                        scope_.namePrefix + caller + "/", std::move(callStack),
-                       scope_.named, scope_.unshapedLists},
+                       scope_.named, scope_.lists},
                       into, module_);
   // Instructions made for the body record its nodes; the caller's node is
   // restored for whatever the caller builds next.

@@ -37,8 +37,8 @@ struct GraphScope {
   std::string namePrefix;     ///< of the values' names ("call/" in a body)
   std::vector<std::string> callStack; ///< functions being lowered, outermost first
   std::set<Value> &named;     ///< values already named (shared by nesting)
-  /// TensorLists of unknown element shape (TfNodeContext::unshapedListBound).
-  std::map<Value, int64_t> &unshapedLists;
+  /// What is known about TensorList values (shared by nesting).
+  ListMarks &lists;
 };
 
 class GraphLowering : public FunctionCaller {

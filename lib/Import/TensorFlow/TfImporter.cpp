@@ -33,7 +33,7 @@ public:
   Lowering(TfPlan &plan, ir::Module &module, ir::Computation &entry)
       : plan_(plan), module_(module), builder_(entry),
         graph_({*plan.graph, *plan.state, plan.model, *plan.library, "", "",
-                {}, named_, unshapedLists_},
+                {}, named_, lists_},
                builder_, module) {}
 
   Error createParameters();
@@ -48,7 +48,7 @@ private:
   ir::Module &module_;
   GraphBuilder builder_;
   std::set<Value> named_;
-  std::map<Value, int64_t> unshapedLists_;
+  ListMarks lists_;
   GraphLowering graph_;
 };
 
@@ -62,6 +62,10 @@ Error Lowering::createParameters() {
     } else {
       feed.parameter =
           builder_.parameter(number++, feed.shape, hloName(feed.name));
+      // The name --freeze takes, for messages about values computed from
+      // the feed (TfListBuffers.cpp); the HLO name is mangled.
+      if (feed.parameter)
+        feed.parameter->setSourceNode(feed.name);
     }
     named_.insert(feed.parameter);
     plan_.state->fed[{feed.node, feed.index}] = feed.parameter;

@@ -66,6 +66,9 @@ const OpOutputs kOutputs[] = {
     {"StatelessCase", {{"output", "Tout", true}}},
     {"PartitionedCall", {{"output", "Tout", true}}},
     {"StatefulPartitionedCall", {{"output", "Tout", true}}},
+    {"TensorListPopBack", {{"output_handle"}, {"tensor"}}},
+    {"TensorArrayV3", {{"handle"}, {"flow"}}},
+    {"TensorArrayConcatV3", {{"value"}, {"lengths"}}},
 };
 
 /// How many tensors an argument sized by `attr` stands for on `node`.

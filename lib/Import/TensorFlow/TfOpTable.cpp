@@ -19,8 +19,12 @@ struct OutOfScope {
 constexpr std::string_view kControlFlow =
     "a v1 control flow node outside any loop frame or cond";
 constexpr std::string_view kTensorList =
-    "kiln lowers TensorLists as static buffers for Reserve, FromTensor, "
-    "GetItem, SetItem, Stack and Length only";
+    "kiln lowers TensorLists as static buffers for Reserve, EmptyTensorList, "
+    "FromTensor, GetItem, SetItem, PushBack, PopBack, Stack, Length and "
+    "ElementShape only";
+constexpr std::string_view kTensorArray =
+    "kiln lowers TensorArrays as static buffers for TensorArrayV3 and its "
+    "Write, Read, Gather, Scatter, Split, Concat, Size and Close (V3) only";
 constexpr std::string_view kDataDependent =
     "its output shape depends on the input values, which an ahead-of-time "
     "compiler cannot size";
@@ -36,13 +40,14 @@ const OutOfScope kOutOfScope[] = {
 };
 
 constexpr std::string_view kTensorListPrefix = "TensorList";
+constexpr std::string_view kTensorArrayPrefix = "TensorArray";
 } // namespace
 
 TfLowering findTfLowering(std::string_view op) {
   for (std::span<const TfOpRule> table :
        {tfGraphRules(), tfElementwiseRules(), tfArrayRules(), tfNnRules(),
-        tfTrainingRules(), tfControlFlowRules(), tfTensorListRules(),
-        tfSelectionRules()})
+        tfTrainingRules(), tfControlFlowRules(), tfWhileRules(),
+        tfTensorListRules(), tfTensorArrayRules(), tfSelectionRules()})
     for (const TfOpRule &rule : table)
       if (rule.op == op)
         return rule.lower;
@@ -55,6 +60,8 @@ std::string_view tfUnsupportedReason(std::string_view op) {
       return entry.reason;
   if (op.substr(0, kTensorListPrefix.size()) == kTensorListPrefix)
     return kTensorList;
+  if (op.substr(0, kTensorArrayPrefix.size()) == kTensorArrayPrefix)
+    return kTensorArray;
   return {};
 }
 

@@ -78,6 +78,14 @@ public:
   /// loop lowering rebuilds a body whose SetItem shaped one.
   virtual std::optional<int64_t> unshapedListBound(Value list) const = 0;
   virtual void markUnshapedList(Value list, int64_t bound) = 0;
+  /// The current length (s32[]) of a list that EmptyTensorList made and
+  /// PushBack/PopBack change: entries from it on are zeros. Nullptr for a
+  /// list that is full (Reserve, FromTensor: its length is its bound).
+  virtual Value listLength(Value list) const = 0;
+  virtual void setListLength(Value list, Value length) = 0;
+  /// Drops what is recorded about the values of `computation`, which the
+  /// caller is about to remove (a later instruction may reuse an address).
+  virtual void forgetLists(const ir::Computation &computation) = 0;
 
 protected:
   explicit TfNodeContext(GraphBuilder &builder) : NodeContext(builder) {}
@@ -100,8 +108,10 @@ std::span<const TfOpRule> tfArrayRules();       // shape, slicing, gather, pad
 std::span<const TfOpRule> tfNnRules();          // conv, matmul, pool, norm, resize
 std::span<const TfOpRule> tfTrainingRules();    // variables, gradients, apply ops
 std::span<const TfOpRule> tfGraphRules();       // Placeholder, Const, Identity, NoOp
-std::span<const TfOpRule> tfControlFlowRules(); // While, If, Case, calls
+std::span<const TfOpRule> tfControlFlowRules(); // If, Case, calls
+std::span<const TfOpRule> tfWhileRules();       // While, StatelessWhile
 std::span<const TfOpRule> tfTensorListRules();  // TensorList* as static buffers
+std::span<const TfOpRule> tfTensorArrayRules(); // TensorArray*V3, the same
 std::span<const TfOpRule> tfSelectionRules();   // NonMaxSuppression*, Where
 
 /// A node whose op is a library function: a call of it, inlined (as

@@ -7,15 +7,24 @@
 // one entry (dynamic-slice / dynamic-update-slice, in place inside a loop
 // body), Stack the buffer, Length the bound. The bound must be a constant.
 //
+// A list EmptyTensorList makes (bound: max_num_elements, or with -1 the
+// trip bound of the loop it enters: TfLoopBounds.h) also has a length,
+// an s32[] that PushBack (writes entry `length`) and PopBack (reads entry
+// `length - 1` and zeros it) move; TfNodeContext::listLength holds it and
+// a loop carries it as an extra loop variable (TfWhileOps.cpp).
+// Entries from the length on are zeros, so Stack can give the whole
+// buffer when the length is not an import-time constant.
+//
 // A list reserved with an unknown element shape (TF2 writes -1) is a
 // placeholder [bound] marked unshaped until a SetItem gives the shape; a
 // While whose body does that is rebuilt with the shaped buffer as init
-// (TfControlFlowOps.cpp).
+// (TfWhileOps.cpp).
 //
 //===----------------------------------------------------------------------===//
 #include "TensorFlow/TfOps.h"
 
 #include "Common/LoopBuffers.h"
+#include "TensorFlow/TfListBuffers.h"
 
 #include <fmt/format.h>
 
@@ -45,31 +54,14 @@ std::optional<DType> elementType(TfNodeContext &ctx) {
   return dtype;
 }
 
-/// A new list of `bound` entries: zeros of the element shape when it is
-/// known, else the unshaped placeholder.
-void newList(TfNodeContext &ctx, std::optional<std::vector<int64_t>> element,
-             int64_t bound, DType dtype) {
-  GraphBuilder &b = ctx.builder();
-  if (element) {
-    ctx.setOutput(0, zeroBuffer(b, ir::Shape(dtype, *element), bound, 0));
-    return;
-  }
-  Value placeholder = zeroBuffer(b, ir::Shape::scalar(dtype), bound, 0);
-  ctx.markUnshapedList(placeholder, bound);
-  ctx.setOutput(0, placeholder);
-}
-
 void lowerReserve(TfNodeContext &ctx) {
   std::optional<DType> dtype = elementType(ctx);
-  std::optional<std::vector<int64_t>> count =
-      ctx.constantInts(1, "num_elements (the list's bound)");
+  std::optional<int64_t> count =
+      constantBound(ctx, 1, "num_elements, the list's bound");
   if (!dtype || !count)
     return;
-  if (count->size() != 1 || count->front() < 0)
-    return void(ctx.fail(fmt::format("num_elements must be one count >= 0, "
-                                     "not [{}]",
-                                     fmt::join(*count, ","))));
-  newList(ctx, knownElementShape(ctx, 0), count->front(), *dtype);
+  ctx.setOutput(0, newListBuffer(ctx, knownElementShape(ctx, 0), *count,
+                                 *dtype));
 }
 
 void lowerFromTensor(TfNodeContext &ctx) {
@@ -114,19 +106,85 @@ void lowerSetItem(TfNodeContext &ctx) {
   if (!list || !index || !item)
     return;
   GraphBuilder &b = ctx.builder();
-  if (std::optional<int64_t> bound = ctx.unshapedListBound(list))
-    // The first write shapes the list: a fresh buffer of the item's shape
-    // (its other entries are zeros, as TensorFlow reads unwritten ones).
-    list = zeroBuffer(b, item->shape(), *bound, 0);
-  std::vector<int64_t> element(list->shape().dims().begin() + 1,
-                               list->shape().dims().end());
-  if (ir::Shape(list->shape().dtype(), element) != item->shape())
-    return void(ctx.fail(fmt::format(
-        "the item is {} but the list holds {} entries of {}; kiln's lists "
-        "keep one static element shape",
-        item->shape().toString(), list->shape().dim(0),
-        ir::Shape(list->shape().dtype(), element).toString())));
-  ctx.setOutput(0, writeEntry(b, list, item, 0, b.convert(index, DType::S32)));
+  Value buffer = writableBuffer(ctx, list, item->shape());
+  if (!buffer)
+    return;
+  Value written = writeEntry(b, buffer, item, 0, b.convert(index, DType::S32));
+  ctx.setListLength(written, ctx.listLength(list));
+  ctx.setOutput(0, written);
+}
+
+void lowerEmpty(TfNodeContext &ctx) {
+  std::optional<DType> dtype = elementType(ctx);
+  Value max = ctx.input(1);
+  if (!dtype || !max)
+    return;
+  // -1: no bound until the list enters a loop, whose trip bound it takes.
+  std::optional<std::vector<int64_t>> unbounded = GraphBuilder::constantInts(max);
+  bool none = unbounded && unbounded->size() == 1 && unbounded->front() == -1;
+  std::optional<int64_t> bound =
+      none ? kUnboundedList
+           : constantBound(ctx, 1, "max_num_elements, the list's bound");
+  if (!bound)
+    return;
+  Value list = newListBuffer(ctx, knownElementShape(ctx, 0), *bound, *dtype);
+  ctx.setListLength(list, ctx.builder().scalar(DType::S32, 0));
+  ctx.setOutput(0, list);
+}
+
+void lowerPushBack(TfNodeContext &ctx) {
+  Value list = ctx.input(0), item = ctx.input(1);
+  if (!list || !item)
+    return;
+  Value length = ctx.listLength(list);
+  if (!length)
+    return void(ctx.fail(
+        "pushes onto a full list: kiln's lists are static buffers, and one "
+        "from TensorListReserve or TensorListFromTensor has no entry past "
+        "its bound (an EmptyTensorList with max_num_elements has room)"));
+  GraphBuilder &b = ctx.builder();
+  Value buffer = writableBuffer(ctx, list, item->shape());
+  if (!buffer)
+    return;
+  // Past the bound (where TensorFlow fails) dynamic-update-slice clamps
+  // the write to the last entry.
+  Value pushed = writeEntry(b, buffer, item, 0, length);
+  ctx.setListLength(pushed, b.binary(ir::Opcode::Add, length,
+                                     b.scalar(DType::S32, 1)));
+  ctx.setOutput(0, pushed);
+}
+
+void lowerPopBack(TfNodeContext &ctx) {
+  Value list = shapedList(ctx, "pops from");
+  if (!list)
+    return;
+  GraphBuilder &b = ctx.builder();
+  Value length = ctx.listLength(list);
+  if (!length) // a full list: its length is its bound
+    length = b.scalar(DType::S32, double(list->shape().dim(0)));
+  // An empty list (where TensorFlow fails) pops entry 0, which is zeros,
+  // and stays empty.
+  Value last = b.binary(ir::Opcode::Maximum,
+                        b.binary(ir::Opcode::Subtract, length,
+                                 b.scalar(DType::S32, 1)),
+                        b.scalar(DType::S32, 0));
+  Value item = readEntry(b, list, 0, last);
+  // The popped entry goes back to zeros, so entries from the length on stay
+  // zeros for Stack.
+  Value zeros = b.broadcastTo(b.like(item, 0), item->shape().dims());
+  Value popped = writeEntry(b, list, zeros, 0, last);
+  ctx.setListLength(popped, last);
+  ctx.setOutput(0, popped);
+  ctx.setOutput(1, item);
+}
+
+void lowerElementShape(TfNodeContext &ctx) {
+  Value list = shapedList(ctx, "asks for the element shape of");
+  std::optional<DType> type = ctx.attrType("shape_type");
+  if (!list)
+    return;
+  ctx.setOutput(0, ctx.builder().ints(type.value_or(DType::S32),
+                                      entryDims(list)));
 }
 
 void lowerStack(TfNodeContext &ctx) {
@@ -138,9 +196,25 @@ void lowerStack(TfNodeContext &ctx) {
     std::optional<DType> dtype = elementType(ctx);
     if (!element || !dtype)
       return void(shapedList(ctx, "stacks"));
+    // Nothing was written: zeros, as many as the list's length.
+    std::optional<std::vector<int64_t>> length;
+    if (Value counted = ctx.listLength(list))
+      length = GraphBuilder::constantInts(counted);
+    int64_t rows = length ? length->front() : *bound;
+    if (rows < 0)
+      return void(ctx.fail("stacks a TensorList without a bound (an "
+                           "EmptyTensorList with max_num_elements -1)"));
     ctx.setOutput(0, zeroBuffer(ctx.builder(), ir::Shape(*dtype, *element),
-                                *bound, 0));
+                                rows, 0));
     return;
+  }
+  if (Value length = ctx.listLength(list)) {
+    // Only the first `length` entries are the list's; the rest are zeros,
+    // which a run-time length leaves in (the static bound).
+    if (std::optional<std::vector<int64_t>> known =
+            GraphBuilder::constantInts(length))
+      list = ctx.builder().sliceDim(list, 0, 0, known->front());
+    return ctx.setOutput(0, list);
   }
   int64_t expected = ctx.attrInt("num_elements", -1);
   if (expected >= 0 && expected != list->shape().dim(0))
@@ -154,9 +228,10 @@ void lowerLength(TfNodeContext &ctx) {
   Value list = ctx.input(0);
   if (!list)
     return;
-  std::optional<int64_t> bound = ctx.unshapedListBound(list);
-  int64_t length = bound ? *bound : list->shape().dim(0);
-  ctx.setOutput(0, ctx.builder().scalar(DType::S32, double(length)));
+  if (Value length = ctx.listLength(list))
+    return ctx.setOutput(0, length);
+  ctx.setOutput(0,
+                ctx.builder().scalar(DType::S32, double(listBound(ctx, list))));
 }
 
 const TfOpRule kRules[] = {
@@ -166,6 +241,10 @@ const TfOpRule kRules[] = {
     {"TensorListSetItem", &lowerSetItem},
     {"TensorListStack", &lowerStack},
     {"TensorListLength", &lowerLength},
+    {"EmptyTensorList", &lowerEmpty},
+    {"TensorListPushBack", &lowerPushBack},
+    {"TensorListPopBack", &lowerPopBack},
+    {"TensorListElementShape", &lowerElementShape},
 };
 } // namespace
 
