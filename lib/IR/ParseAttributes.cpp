@@ -70,7 +70,7 @@ bool HloParser::parseAttributes(Opcode opcode, const Token &opcodeToken,
     Token name = tok_;
     bool handled = false;
     if (!parseGenericAttribute(name, body, parts, handled) ||
-        (!handled && !parseXlaOpAttribute(opcode, name, operands, handled)))
+        (!handled && !parseXlaOpAttribute(opcode, name, handled)))
       return false;
     if (handled)
       continue;
@@ -206,6 +206,7 @@ bool HloParser::parseAttrValue(AttrKey key, Attributes &a,
   case AttrKey::UniqueIndices:
     return parseBool(a.scatter.uniqueIndices);
   case AttrKey::Direction:
+  case AttrKey::ComparisonType:
   case AttrKey::Kind:
   case AttrKey::Reducer:
   case AttrKey::Distribution:
@@ -226,6 +227,12 @@ bool HloParser::parseEnumValue(AttrKey key, Attributes &a) {
     a.direction = value.value_or(a.direction);
     what = "comparison direction";
     choices = "EQ, NE, LT, LE, GT, GE";
+  } else if (key == AttrKey::ComparisonType) {
+    auto value = parseComparisonType(tok_.text);
+    ok = value.has_value();
+    a.comparisonType = value.value_or(a.comparisonType);
+    what = "comparison type";
+    choices = "FLOAT, TOTALORDER, SIGNED, UNSIGNED";
   } else if (key == AttrKey::Reducer) {
     auto value = parseReducerKind(tok_.text);
     ok = value.has_value();
