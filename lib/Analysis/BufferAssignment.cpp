@@ -126,6 +126,26 @@ static int64_t alignTo(int64_t value, int64_t alignment) {
   return (value + alignment - 1) / alignment * alignment;
 }
 
+int64_t sortScratchOffset(const Instruction &sort, size_t operand) {
+  const ir::Shape &keys = sort.operand(0)->shape();
+  const std::vector<int64_t> &axis = sort.attrs().dimensions;
+  if (keys.isTuple() || axis.empty() || axis[0] < 0 || axis[0] >= keys.rank() ||
+      keys.dim(size_t(axis[0])) <= kSortInsertionRun)
+    return 0;
+  int64_t length = keys.dim(size_t(axis[0]));
+  // Two rows per operand, each operand's pair on its own cache lines.
+  int64_t offset = 0;
+  for (size_t q = 0; q < operand && q < sort.operandCount(); ++q) {
+    std::optional<int64_t> rows = checkedProduct(
+        {2, length, int64_t(ir::byteSize(sort.operand(q)->shape().dtype()))});
+    // Saturated, not wrapped: checkArenaFitsInt64 refuses the sum.
+    if (!rows || *rows > INT64_MAX / 2 - offset)
+      return INT64_MAX;
+    offset += alignTo(*rows, 64);
+  }
+  return offset;
+}
+
 ValueRef BufferAssignment::resolve(ValueRef value) {
   return resolveValue(value);
 }
@@ -189,6 +209,8 @@ Error Builder::classify(const Instruction *instruction) {
         addArenaValue(value, element.byteSize(), instruction);
     }
   }
+  if (instruction->opcode() == Opcode::Sort)
+    addSortScratch(instruction, instruction);
   if (instruction->opcode() == Opcode::Fusion)
     return classifyFusion(instruction);
   if (instruction->opcode() == Opcode::Call)
@@ -210,6 +232,17 @@ void Builder::addPackingScratch(const Instruction *dot, const Instruction &rhs,
   if (bytes == 0)
     return;
   ValueRef scratch{dot, BufferAssignment::kScratchIndex};
+  addArenaValue(scratch, bytes, owner);
+  fixedRange_.insert(scratch);
+}
+
+/// The merge passes' rows of a sort (sortScratchOffset): live only while it
+/// runs, like packing scratch.
+void Builder::addSortScratch(const Instruction *sort, const Instruction *owner) {
+  int64_t bytes = sortScratchOffset(*sort, sort->operandCount());
+  if (bytes == 0)
+    return;
+  ValueRef scratch{sort, BufferAssignment::kScratchIndex};
   addArenaValue(scratch, bytes, owner);
   fixedRange_.insert(scratch);
 }
@@ -249,6 +282,8 @@ Error Builder::classifyFusion(const Instruction *fusion) {
         rhs = fusion->operand(size_t(rhs->parameterNumber()));
       addPackingScratch(inner, *rhs, fusion);
     }
+    if (inner->opcode() == Opcode::Sort)
+      addSortScratch(inner, fusion);
     if (inner == inPlace)
       continue;
     if (inner->opcode() == Opcode::Constant) {
@@ -639,9 +674,9 @@ static std::string valueName(ValueRef value) {
     return "%" + value.instruction->name() + " (callee block)";
   if (value.tupleIndex == BufferAssignment::kScratchIndex)
     return "%" + value.instruction->name() +
-           (value.instruction->opcode() == Opcode::Convolution
-                ? " (winograd scratch)"
-                : " (packing scratch)");
+           (value.instruction->opcode() == Opcode::Convolution ? " (winograd scratch)"
+            : value.instruction->opcode() == Opcode::Sort      ? " (sort scratch)"
+                                                               : " (packing scratch)");
   if (value.tupleIndex < 0)
     return "%" + value.instruction->name();
   return fmt::format("%{}{{{}}}", value.instruction->name(), value.tupleIndex);

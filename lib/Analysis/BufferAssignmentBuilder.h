@@ -108,6 +108,7 @@ public:
 private:
   Error classify(const Instruction *instruction);
   void addArenaValue(ValueRef value, int64_t bytes, const Instruction *owner);
+  void addSortScratch(const Instruction *sort, const Instruction *owner);
   void addPackingScratch(const Instruction *dot, const Instruction &rhs,
                          const Instruction *owner);
   Error checkArenaFitsInt64() const;

@@ -94,6 +94,64 @@ Value *sortsBefore(EmitterContext &ctx, ir::DType dtype, Value *a, Value *b,
                            builder.CreateOr(bNaN, ordered));
 }
 
+// Only the element size is guaranteed at an arbitrary element (the
+// buffer's own alignment holds at its start): a larger claim lets the
+// vectorizer emit aligned vector moves that fault on other rows.
+Value *loadRaw(EmitterContext &ctx, const BufferRef &buffer, Value *linear) {
+  return ctx.builder().CreateAlignedLoad(
+      ctx.storageType(buffer.dtype), ctx.elementPointer(buffer, linear),
+      llvm::Align(ir::byteSize(buffer.dtype)));
+}
+
+void storeRaw(EmitterContext &ctx, const BufferRef &buffer, Value *linear,
+              Value *raw) {
+  ctx.builder().CreateAlignedStore(raw, ctx.elementPointer(buffer, linear),
+                                   llvm::Align(ir::byteSize(buffer.dtype)));
+}
+
+Error copyOperand(EmitterContext &ctx, const ir::Instruction &inst,
+                  size_t operand, const BufferRef &out) {
+  bool inMemory = ctx.operandBuffer(inst, operand).has_value();
+  return ctx.emitElementLoop(out, inMemory, [&](const ElementIndex &index) {
+    return ctx.elementOf(*inst.operand(operand), index);
+  });
+}
+
+Expected<Value *>
+emitShiftLoop(EmitterContext &ctx, Value *start, Value *lowest,
+              llvm::function_ref<Expected<Value *>(Value *)> before,
+              llvm::function_ref<void(Value *, Value *)> move) {
+  auto &b = ctx.builder();
+  llvm::Function *function = b.GetInsertBlock()->getParent();
+  llvm::LLVMContext &context = ctx.context();
+  llvm::BasicBlock *preheader = b.GetInsertBlock();
+  auto *cond = llvm::BasicBlock::Create(context, "shift.cond", function);
+  auto *check = llvm::BasicBlock::Create(context, "shift.check", function);
+  auto *body = llvm::BasicBlock::Create(context, "shift.body", function);
+  auto *exit = llvm::BasicBlock::Create(context, "shift.exit", function);
+  b.CreateBr(cond);
+
+  b.SetInsertPoint(cond);
+  llvm::PHINode *j = b.CreatePHI(b.getInt64Ty(), 2, "j");
+  j->addIncoming(start, preheader);
+  b.CreateCondBr(b.CreateICmpSGT(j, lowest), check, exit);
+
+  b.SetInsertPoint(check);
+  Value *previous = b.CreateSub(j, ctx.i64(1));
+  Expected<Value *> goesBefore = before(previous);
+  if (!goesBefore)
+    return goesBefore.takeError();
+  b.CreateCondBr(*goesBefore, body, exit);
+
+  b.SetInsertPoint(body);
+  move(previous, j);
+  j->addIncoming(previous, b.GetInsertBlock());
+  b.CreateBr(cond);
+
+  b.SetInsertPoint(exit);
+  return j;
+}
+
 std::vector<Value *> mergeIndices(llvm::ArrayRef<Value *> free,
                                   llvm::ArrayRef<Value *> fixed,
                                   llvm::ArrayRef<int64_t> fixedDims,

@@ -58,6 +58,23 @@ llvm::Value *strictlyOrdered(EmitterContext &ctx, ir::DType dtype,
 /// true iff `value` is a float NaN (constant false for integers).
 llvm::Value *isNaN(EmitterContext &ctx, ir::DType dtype, llvm::Value *value);
 
+/// Raw element bits of `buffer` at `linear` (storage type): moving
+/// elements this way never rounds or canonicalizes (NaN payloads, -0).
+llvm::Value *loadRaw(EmitterContext &ctx, const BufferRef &buffer,
+                     llvm::Value *linear);
+void storeRaw(EmitterContext &ctx, const BufferRef &buffer,
+              llvm::Value *linear, llvm::Value *raw);
+/// Copies operand `operand` of `inst` (materialized or fused) into `out`.
+Error copyOperand(EmitterContext &ctx, const ir::Instruction &inst,
+                  size_t operand, const BufferRef &out);
+/// Emits `j = start; while (j > lowest && before(j - 1)) { move(j - 1, j);
+/// --j; }` (an insertion step) and returns the final j. `before` only runs
+/// when j > lowest, so it may load element j - 1.
+Expected<llvm::Value *>
+emitShiftLoop(EmitterContext &ctx, llvm::Value *start, llvm::Value *lowest,
+              llvm::function_ref<Expected<llvm::Value *>(llvm::Value *)> before,
+              llvm::function_ref<void(llvm::Value *, llvm::Value *)> move);
+
 /// Row-major index vector -> full operand index: `free` values fill the
 /// positions not in `fixedDims`, `fixed` values fill `fixedDims` in order.
 std::vector<llvm::Value *> mergeIndices(llvm::ArrayRef<llvm::Value *> free,

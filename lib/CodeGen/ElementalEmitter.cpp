@@ -233,7 +233,8 @@ Expected<Value *> emitElementwiseInstruction(EmitterContext &ctx,
     result = emitConvert(ctx, from, to, operands[0]);
     break;
   case Opcode::Compare:
-    result = emitCompare(ctx, inst.attrs().direction, from, operands[0],
+    result = emitCompare(ctx, inst.attrs().direction,
+                         inst.attrs().comparisonType, from, operands[0],
                          operands[1]);
     break;
   case Opcode::Select:

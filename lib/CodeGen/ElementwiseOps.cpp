@@ -271,8 +271,29 @@ Value *emitElementwiseOp(EmitterContext &ctx, Opcode opcode, DType dtype,
                                  operands[0], operands[1]);
 }
 
+namespace {
+
+/// totalOrderKey (kiln/IR/Compare.h) of float compute values, lane by
+/// lane: the bits as an integer, with a negative value's magnitude bits
+/// flipped, so that a signed compare orders like IEEE totalOrder. f16 and
+/// bf16 compute as f32, which widens exactly and keeps that order.
+Value *totalOrderKey(EmitterContext &ctx, Value *value) {
+  auto &b = ctx.builder();
+  llvm::Type *type = value->getType();
+  unsigned width = type->getScalarSizeInBits();
+  llvm::Type *bitsType = type->getWithNewType(b.getIntNTy(width));
+  Value *bits = b.CreateBitCast(value, bitsType);
+  // All ones for a negative value, then without its sign bit.
+  Value *sign = b.CreateAShr(bits, llvm::ConstantInt::get(bitsType, width - 1));
+  Value *flip = b.CreateLShr(sign, llvm::ConstantInt::get(bitsType, 1));
+  return b.CreateXor(bits, flip);
+}
+
+} // namespace
+
 Value *emitCompare(EmitterContext &ctx, ir::ComparisonDirection direction,
-                   DType dtype, Value *lhs, Value *rhs) {
+                   ir::ComparisonType type, DType dtype, Value *lhs,
+                   Value *rhs) {
   using Dir = ir::ComparisonDirection;
   using P = llvm::CmpInst::Predicate;
   // Rows: EQ NE LT LE GT GE; floats are ordered except NE (like C).
@@ -284,6 +305,10 @@ Value *emitCompare(EmitterContext &ctx, ir::ComparisonDirection direction,
                                     P::ICMP_ULE, P::ICMP_UGT, P::ICMP_UGE};
   static_assert(size_t(Dir::GE) == 5, "table order follows ComparisonDirection");
   size_t row = size_t(direction);
+  if (ir::effectiveComparisonType(type, dtype) ==
+      ir::ComparisonType::TotalOrder)
+    return ctx.builder().CreateCmp(kSigned[row], totalOrderKey(ctx, lhs),
+                                   totalOrderKey(ctx, rhs));
   P predicate = ir::isFloat(dtype)       ? kFloat[row]
                 : ir::isSignedInt(dtype) ? kSigned[row]
                                          : kUnsigned[row];

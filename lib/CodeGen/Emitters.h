@@ -67,9 +67,11 @@ llvm::Value *emitElementwiseOp(EmitterContext &ctx, ir::Opcode opcode,
 Expected<llvm::Value *>
 emitElementwiseInstruction(EmitterContext &ctx, const ir::Instruction &inst,
                            llvm::ArrayRef<llvm::Value *> operands);
-/// `compare` with kiln's semantics: float compares are ordered except NE.
+/// `compare` with kiln's semantics: float compares are ordered except NE;
+/// type TOTALORDER compares floats in IEEE totalOrder.
 llvm::Value *emitCompare(EmitterContext &ctx, ir::ComparisonDirection direction,
-                         ir::DType dtype, llvm::Value *lhs, llvm::Value *rhs);
+                         ir::ComparisonType type, ir::DType dtype,
+                         llvm::Value *lhs, llvm::Value *rhs);
 /// `convert` from compute values of `from` to compute values of `to`.
 llvm::Value *emitConvert(EmitterContext &ctx, ir::DType from, ir::DType to,
                          llvm::Value *value);

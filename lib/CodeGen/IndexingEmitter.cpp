@@ -1,15 +1,9 @@
-//===- IndexingEmitter.cpp - gather, dynamic slices, sort, top-k ----------===//
+//===- IndexingEmitter.cpp - gather, dynamic slices, top-k ----------------===//
 //
 // Start indices of gather and the dynamic slices are clamped so the slice
 // stays in bounds (XLA's rule), which also keeps every generated load in
-// bounds whatever the caller passes. sort works in place in its result
-// buffers (there is no allocator and it needs no scratch): operands are
-// copied in, then each row is insertion-sorted, moving the raw element bits
-// of every operand alongside the key. Insertion sort is stable and O(n^2);
-// it is meant for the modest sort lengths models use. With a to_apply
-// comparator the key test is the comparator, emitted inline
-// (AppliedComputation.h) on the lhs and rhs elements of every operand. top-k keeps a sorted
-// window of k candidates per row in its result buffers.
+// bounds whatever the caller passes. top-k keeps a sorted window of k
+// candidates per row in its result buffers. (sort: SortEmitter.cpp.)
 //
 //===----------------------------------------------------------------------===//
 #include "AppliedComputation.h"
@@ -52,83 +46,6 @@ clampedStarts(EmitterContext &ctx, const Instruction &inst, size_t firstStart,
     starts.push_back(clampI64(ctx, *start, 0, dims[d] - sizes[d]));
   }
   return starts;
-}
-
-Value *elementPointer(EmitterContext &ctx, const BufferRef &buffer,
-                      Value *linear) {
-  return ctx.builder().CreateGEP(ctx.storageType(buffer.dtype), buffer.address,
-                                 linear);
-}
-
-/// Raw element bits: moving elements this way never rounds or canonicalizes.
-Value *loadRaw(EmitterContext &ctx, const BufferRef &buffer, Value *linear) {
-  return ctx.builder().CreateAlignedLoad(ctx.storageType(buffer.dtype),
-                                         elementPointer(ctx, buffer, linear),
-                                         llvm::Align(buffer.align));
-}
-
-void storeRaw(EmitterContext &ctx, const BufferRef &buffer, Value *linear,
-              Value *raw) {
-  ctx.builder().CreateAlignedStore(raw, elementPointer(ctx, buffer, linear),
-                                   llvm::Align(buffer.align));
-}
-
-/// Copies operand `operand` of `inst` (materialized or fused) into `out`.
-Error copyOperand(EmitterContext &ctx, const Instruction &inst, size_t operand,
-                  const BufferRef &out) {
-  bool inMemory = ctx.operandBuffer(inst, operand).has_value();
-  return ctx.emitElementLoop(out, inMemory, [&](const ElementIndex &index) {
-    return ctx.elementOf(*inst.operand(operand), index);
-  });
-}
-
-/// Emits `j = start; while (j > 0 && before(j - 1)) { move(j - 1, j); --j; }`
-/// and returns the final j. `before` only runs when j > 0, so it may load
-/// element j - 1.
-Expected<Value *>
-emitShiftLoop(EmitterContext &ctx, Value *start,
-              llvm::function_ref<Expected<Value *>(Value *)> before,
-              llvm::function_ref<void(Value *, Value *)> move) {
-  auto &b = ctx.builder();
-  llvm::Function *function = b.GetInsertBlock()->getParent();
-  llvm::LLVMContext &context = ctx.context();
-  llvm::BasicBlock *preheader = b.GetInsertBlock();
-  auto *cond = llvm::BasicBlock::Create(context, "shift.cond", function);
-  auto *check = llvm::BasicBlock::Create(context, "shift.check", function);
-  auto *body = llvm::BasicBlock::Create(context, "shift.body", function);
-  auto *exit = llvm::BasicBlock::Create(context, "shift.exit", function);
-  b.CreateBr(cond);
-
-  b.SetInsertPoint(cond);
-  llvm::PHINode *j = b.CreatePHI(b.getInt64Ty(), 2, "j");
-  j->addIncoming(start, preheader);
-  b.CreateCondBr(b.CreateICmpSGT(j, ctx.i64(0)), check, exit);
-
-  b.SetInsertPoint(check);
-  Value *previous = b.CreateSub(j, ctx.i64(1));
-  Expected<Value *> goesBefore = before(previous);
-  if (!goesBefore)
-    return goesBefore.takeError();
-  b.CreateCondBr(*goesBefore, body, exit);
-
-  b.SetInsertPoint(body);
-  move(previous, j);
-  j->addIncoming(previous, b.GetInsertBlock());
-  b.CreateBr(cond);
-
-  b.SetInsertPoint(exit);
-  return j;
-}
-
-/// The sort's result buffers, one per operand.
-std::vector<BufferRef> sortOutputs(EmitterContext &ctx,
-                                   const Instruction &inst) {
-  if (inst.operandCount() == 1)
-    return {ctx.outputBuffer(inst)};
-  std::vector<BufferRef> outs;
-  for (size_t i = 0; i < inst.operandCount(); ++i)
-    outs.push_back(ctx.outputBuffer(inst, int64_t(i)));
-  return outs;
 }
 
 /// The vector width for rows of a window of `dims` (1 for pred, whose
@@ -283,80 +200,6 @@ bool gatherKeepsRows(const Instruction &instruction) {
          dims.offsetOperand.back() == operandLast;
 }
 
-namespace {
-
-/// Whether the element being inserted (`held`, raw bits of every operand)
-/// goes before the one at `previous`: kiln's key order on operand 0, or the
-/// comparator on (lhs_0, rhs_0, lhs_1, rhs_1, ...).
-Expected<Value *> sortsBeforeSlot(EmitterContext &ctx,
-                                  const Instruction &instruction,
-                                  ArrayRef<BufferRef> outs,
-                                  ArrayRef<Value *> held, Value *previous) {
-  const ir::Computation *comparator = instruction.calledComputation();
-  if (!comparator) {
-    DType keyType = instruction.operand(0)->shape().dtype();
-    return sortsBefore(ctx, keyType, ctx.toCompute(keyType, held[0]),
-                       ctx.toCompute(keyType, loadRaw(ctx, outs[0], previous)),
-                       instruction.attrs().descending);
-  }
-  std::vector<Value *> args;
-  for (size_t q = 0; q < outs.size(); ++q) {
-    DType type = instruction.operand(q)->shape().dtype();
-    args.push_back(ctx.toCompute(type, held[q]));
-    args.push_back(ctx.toCompute(type, loadRaw(ctx, outs[q], previous)));
-  }
-  Expected<std::vector<Value *>> result =
-      emitAppliedComputation(ctx, *comparator, args);
-  if (!result)
-    return result.takeError();
-  return result->front();
-}
-
-} // namespace
-
-Error emitSort(EmitterContext &ctx, const Instruction &instruction) {
-  const ir::Shape &keys = instruction.operand(0)->shape();
-  int64_t axis = instruction.attrs().dimensions.at(0);
-  std::vector<BufferRef> outs = sortOutputs(ctx, instruction);
-  for (size_t i = 0; i < outs.size(); ++i)
-    if (Error e = copyOperand(ctx, instruction, i, outs[i]))
-      return e;
-  int64_t length = keys.dim(size_t(axis));
-  int64_t stride = keys.strides()[size_t(axis)];
-  std::vector<int64_t> rowDims = keys.dims();
-  rowDims.erase(rowDims.begin() + axis);
-  auto &b = ctx.builder();
-
-  return ctx.emitLoopNest(rowDims, [&](ArrayRef<Value *> row) -> Error {
-    Value *base = linearOrZero(
-        ctx, mergeIndices(row, {ctx.i64(0)}, {axis}, keys.rank()), keys.dims());
-    auto at = [&](Value *position) {
-      return b.CreateAdd(base, b.CreateMul(position, ctx.i64(stride)));
-    };
-    return ctx.emitLoop(
-        1, length, 1,
-        [&](Value *i) -> Error {
-          std::vector<Value *> held;
-          for (const BufferRef &out : outs)
-            held.push_back(loadRaw(ctx, out, at(i)));
-          auto before = [&](Value *previous) -> Expected<Value *> {
-            return sortsBeforeSlot(ctx, instruction, outs, held, at(previous));
-          };
-          auto move = [&](Value *from, Value *to) {
-            for (const BufferRef &out : outs)
-              storeRaw(ctx, out, at(to), loadRaw(ctx, out, at(from)));
-          };
-          Expected<Value *> j = emitShiftLoop(ctx, i, before, move);
-          if (!j)
-            return j.takeError();
-          for (size_t q = 0; q < outs.size(); ++q)
-            storeRaw(ctx, outs[q], at(*j), held[q]);
-          return Error::success();
-        },
-        "s");
-  });
-}
-
 Error emitTopK(EmitterContext &ctx, const Instruction &instruction) {
   const ir::Shape &in = instruction.operand(0)->shape();
   int64_t k = instruction.attrs().k;
@@ -401,7 +244,8 @@ Error emitTopK(EmitterContext &ctx, const Instruction &instruction) {
             storeRaw(ctx, positions, clampSlot(to),
                      loadRaw(ctx, positions, slot(from)));
           };
-          Expected<Value *> j = emitShiftLoop(ctx, start, before, move);
+          Expected<Value *> j =
+              emitShiftLoop(ctx, start, ctx.i64(0), before, move);
           if (!j)
             return j.takeError();
           Value *inserted = b.CreateICmpSLT(*j, ctx.i64(k));

@@ -50,6 +50,10 @@ valueRow(const BufferAssignment &buffers, ValueRef value,
       instruction.opcode() == ir::Opcode::Convolution) {
     row.kind = "winograd-scratch"; // kiln/Analysis/Winograd.h
     row.name += " (winograd scratch)";
+  } else if (value.tupleIndex == BufferAssignment::kScratchIndex &&
+             instruction.opcode() == ir::Opcode::Sort) {
+    row.kind = "sort-scratch"; // the merge passes' rows
+    row.name += " (sort scratch)";
   } else if (value.tupleIndex == BufferAssignment::kScratchIndex) {
     row.kind = "packing-scratch";
     row.name += " (packing scratch)";

@@ -13,6 +13,9 @@
 #include "kiln/IR/Compare.h"
 #include "kiln/IR/Instruction.h"
 
+#include <cstring>
+#include <type_traits>
+
 namespace kiln::eval::detail {
 
 using ir::ComparisonDirection;
@@ -122,6 +125,19 @@ Error runBinary(const Instruction &inst, const Operands &ops, Literal &out) {
 }
 
 
+/// The totalOrderKey (Compare.h) of float element `i` of `literal`: its
+/// stored bits, so f16 and bf16 order by their own bits too.
+template <DType D> auto totalOrderKeyAt(const Literal &literal, int64_t i) {
+  using Storage = typename DTypeTraits<D>::Storage;
+  using Bits = std::conditional_t<
+      sizeof(Storage) == 2, uint16_t,
+      std::conditional_t<sizeof(Storage) == 4, uint32_t, uint64_t>>;
+  static_assert(sizeof(Bits) == sizeof(Storage));
+  Bits bits;
+  std::memcpy(&bits, literal.data<Storage>() + i, sizeof bits);
+  return ir::totalOrderKey(bits);
+}
+
 Error runCompare(const Instruction &inst, const Operands &ops, Literal &out) {
   const Literal &lhs = *ops[0], &rhs = *ops[1];
   if (Error e = expectDType(inst, out, DType::Pred))
@@ -129,13 +145,25 @@ Error runCompare(const Instruction &inst, const Operands &ops, Literal &out) {
   if (Error e = expectDType(inst, rhs, lhs.shape().dtype()))
     return e;
   ComparisonDirection dir = inst.attrs().direction;
+  bool totalOrder =
+      ir::effectiveComparisonType(inst.attrs().comparisonType,
+                                  lhs.shape().dtype()) ==
+      ir::ComparisonType::TotalOrder;
   return visitDType(lhs.shape().dtype(), [&](auto tag) -> Error {
     constexpr DType kType = decltype(tag)::value;
-    for (int64_t i = 0, n = out.numElements(); i < n; ++i)
-      store<DType::Pred>(out, i,
-                         ir::compareHolds(dir,
-                                          load<kType>(lhs, operandIndex(lhs, i)),
-                                          load<kType>(rhs, operandIndex(rhs, i))));
+    for (int64_t i = 0, n = out.numElements(); i < n; ++i) {
+      int64_t a = operandIndex(lhs, i), b = operandIndex(rhs, i);
+      bool holds;
+      if constexpr (kIsFloat<ComputeT<kType>>)
+        holds = totalOrder
+                    ? ir::compareHolds(dir, totalOrderKeyAt<kType>(lhs, a),
+                                       totalOrderKeyAt<kType>(rhs, b))
+                    : ir::compareHolds(dir, load<kType>(lhs, a),
+                                       load<kType>(rhs, b));
+      else
+        holds = ir::compareHolds(dir, load<kType>(lhs, a), load<kType>(rhs, b));
+      store<DType::Pred>(out, i, holds);
+    }
     return Error::success();
   });
 }

@@ -25,8 +25,8 @@ bool hasSortSignature(const Computation &comparator,
 
 } // namespace
 
-std::optional<bool> matchKeyOrderComparator(const Computation &comparator,
-                                            const std::vector<Shape> &operands) {
+std::optional<KeyOrder> matchKeyOrderComparator(
+    const Computation &comparator, const std::vector<Shape> &operands) {
   const Instruction *root = comparator.root();
   if (operands.empty() || !root || root->opcode() != Opcode::Compare ||
       !hasSortSignature(comparator, operands) ||
@@ -39,10 +39,14 @@ std::optional<bool> matchKeyOrderComparator(const Computation &comparator,
   const Instruction *lhs = comparator.parameter(0);
   const Instruction *rhs = comparator.parameter(1);
   bool greater = direction == ComparisonDirection::GT;
+  ComparisonType type = root->attrs().comparisonType;
+  if (!comparisonTypeFits(type, operands[0].dtype()))
+    return std::nullopt; // kept, so that the verifier reports it
+  bool totalOrder = type == ComparisonType::TotalOrder;
   if (root->operand(0) == lhs && root->operand(1) == rhs)
-    return greater; // lhs > rhs first: descending
+    return KeyOrder{greater, totalOrder}; // lhs > rhs first: descending
   if (root->operand(0) == rhs && root->operand(1) == lhs)
-    return !greater; // rhs < lhs means lhs > rhs
+    return KeyOrder{!greater, totalOrder}; // rhs < lhs means lhs > rhs
   return std::nullopt;
 }
 

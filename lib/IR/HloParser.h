@@ -215,11 +215,8 @@ private:
   bool parseMetadata(std::string &sourceNode);
   bool parseControlPredecessors(BodyState &body);
   /// XLA's attributes of one opcode that kiln's table spells differently
-  /// or not at all (compare's type=, gather's indices_are_sorted=, ...).
-  bool parseXlaOpAttribute(Opcode opcode, const Token &name,
-                           const std::vector<Instruction *> &operands,
-                           bool &handled);
-  bool parseCompareType(const std::vector<Instruction *> &operands);
+  /// or not at all (gather's indices_are_sorted=, sort's is_stable=, ...).
+  bool parseXlaOpAttribute(Opcode opcode, const Token &name, bool &handled);
   /// to_apply= on reduce and reduce-window: a binary reducer kiln knows
   /// (ReducerMatch.h) becomes the reducer kind of a one-input reduce or
   /// reduce-window. Otherwise the callee is kept in `general` (slot 0) for
@@ -232,8 +229,8 @@ private:
   void splitIndexVector(Opcode opcode, BodyState &body, const Token &name,
                         std::vector<Instruction *> &operands);
   /// sort's to_apply=%comp: a comparator that is exactly a LT or GT
-  /// compare of parameters 0 and 1 (ComparatorMatch.h) becomes
-  /// descending=; any other is kept in `called` (slot 0) for the general
+  /// compare of parameters 0 and 1 (ComparatorMatch.h), not TOTALORDER,
+  /// becomes descending=; any other is kept in `called` (slot 0) for the general
   /// form, which the shape rule checks.
   bool parseSortComparator(Attributes &attrs,
                            const std::vector<Instruction *> &operands,

@@ -10,7 +10,7 @@ namespace kiln::ir::syntax {
 namespace {
 
 // Spellings, indexed by AttrKey.
-constexpr std::array<std::string_view, 45> kAttrNames = {
+constexpr std::array<std::string_view, 46> kAttrNames = {
     "iota_dimension",       "dimensions",          "slice",
     "dynamic_slice_sizes",  "padding",             "window",
     "dim_labels",           "feature_group_count", "batch_group_count",
@@ -28,8 +28,10 @@ constexpr std::array<std::string_view, 45> kAttrNames = {
     "scatter_dims_to_operand_dims", "input_batching_dims",
     "scatter_indices_batching_dims", "indices_are_sorted", "unique_indices",
     // select-and-scatter
-    "select", "scatter"};
-static_assert(kAttrNames.size() == size_t(AttrKey::Scatter) + 1);
+    "select", "scatter",
+    // compare
+    "type"};
+static_assert(kAttrNames.size() == size_t(AttrKey::ComparisonType) + 1);
 
 using enum AttrKey;
 constexpr Presence kReq = Presence::Required;
@@ -66,7 +68,8 @@ constexpr AttrSpec kGather[] = {{OffsetDims, kReq},
                                 {StartIndexMap, kReq},
                                 {IndexVectorDim, kReq},
                                 {SliceSizes, kReq}};
-constexpr AttrSpec kCompare[] = {{Direction, kReq}};
+// type= only when written (ByDType otherwise), as XLA prints it last.
+constexpr AttrSpec kCompare[] = {{Direction, kReq}, {ComparisonType, kOpt}};
 constexpr AttrSpec kGetTupleElement[] = {{Index, kReq}};
 constexpr AttrSpec kFusion[] = {{Kind, kReq}, {Calls, kReq}};
 constexpr AttrSpec kTopK[] = {{K, kReq}, {Largest, kDef}};
@@ -188,6 +191,8 @@ bool isDefaultAttr(AttrKey key, const Attributes &attrs) {
     return !attrs.scatter.indicesAreSorted;
   case UniqueIndices:
     return !attrs.scatter.uniqueIndices;
+  case ComparisonType:
+    return attrs.comparisonType == ir::ComparisonType::ByDType;
   default:
     return false;
   }

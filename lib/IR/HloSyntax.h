@@ -65,6 +65,7 @@ enum class AttrKey {
   UniqueIndices,
   Select,
   Scatter,
+  ComparisonType,
 };
 
 /// How an attribute appears in text.

@@ -74,6 +74,9 @@ std::optional<Enum> lookup(const std::array<std::string_view, N> &names,
 
 constexpr std::array<std::string_view, 6> kDirectionNames = {"EQ", "NE", "LT",
                                                              "LE", "GT", "GE"};
+// ByDType is never written, so its empty spelling never matches a word.
+constexpr std::array<std::string_view, 5> kComparisonTypeNames = {
+    "", "FLOAT", "TOTALORDER", "SIGNED", "UNSIGNED"};
 constexpr std::array<std::string_view, 6> kReducerNames = {"add", "mul", "max",
                                                            "min", "and", "or"};
 constexpr std::array<std::string_view, 3> kFusionNames = {"kLoop", "kInput",
@@ -170,6 +173,38 @@ std::string_view comparisonDirectionName(ComparisonDirection direction) {
 std::optional<ComparisonDirection>
 parseComparisonDirection(std::string_view name) {
   return lookup<ComparisonDirection>(kDirectionNames, name);
+}
+
+std::string_view comparisonTypeName(ComparisonType type) {
+  return kComparisonTypeNames[size_t(type)];
+}
+std::optional<ComparisonType> parseComparisonType(std::string_view name) {
+  if (name.empty())
+    return std::nullopt;
+  return lookup<ComparisonType>(kComparisonTypeNames, name);
+}
+
+ComparisonType defaultComparisonType(DType dtype) {
+  if (isFloat(dtype))
+    return ComparisonType::Float;
+  return isSignedInt(dtype) ? ComparisonType::Signed
+                            : ComparisonType::Unsigned;
+}
+
+ComparisonType effectiveComparisonType(ComparisonType type, DType dtype) {
+  return type == ComparisonType::ByDType ? defaultComparisonType(dtype) : type;
+}
+
+bool comparisonTypeFits(ComparisonType type, DType dtype) {
+  switch (type) {
+  case ComparisonType::ByDType: return true;
+  case ComparisonType::Float:
+  case ComparisonType::TotalOrder: return isFloat(dtype);
+  case ComparisonType::Signed: return isSignedInt(dtype);
+  case ComparisonType::Unsigned:
+    return isUnsignedInt(dtype) || dtype == DType::Pred;
+  }
+  return false;
 }
 
 std::string_view reducerKindName(ReducerKind kind) {

@@ -70,7 +70,7 @@ bool HloParser::parseAttributes(Opcode opcode, const Token &opcodeToken,
     Token name = tok_;
     bool handled = false;
     if (!parseGenericAttribute(name, body, parts, handled) ||
-        (!handled && !parseXlaOpAttribute(opcode, name, operands, handled)))
+        (!handled && !parseXlaOpAttribute(opcode, name, handled)))
       return false;
     if (handled)
       continue;
@@ -206,6 +206,7 @@ bool HloParser::parseAttrValue(AttrKey key, Attributes &a,
   case AttrKey::UniqueIndices:
     return parseBool(a.scatter.uniqueIndices);
   case AttrKey::Direction:
+  case AttrKey::ComparisonType:
   case AttrKey::Kind:
   case AttrKey::Reducer:
   case AttrKey::Distribution:
@@ -217,33 +218,41 @@ bool HloParser::parseAttrValue(AttrKey key, Attributes &a,
 bool HloParser::parseEnumValue(AttrKey key, Attributes &a) {
   if (!at(TokenKind::Word))
     return expected("a value");
-  bool ok = false;
-  std::string_view choices;
-  std::string_view what;
-  if (key == AttrKey::Direction) {
-    auto value = parseComparisonDirection(tok_.text);
-    ok = value.has_value();
-    a.direction = value.value_or(a.direction);
+  std::string_view word = tok_.text;
+  // Stores the word's enumerator in `field`; whether `parse` knew it.
+  auto read = [word](auto parse, auto &field) {
+    auto value = parse(word);
+    field = value.value_or(field);
+    return value.has_value();
+  };
+  bool ok;
+  std::string_view what, choices;
+  switch (key) {
+  case AttrKey::Direction:
+    ok = read(parseComparisonDirection, a.direction);
     what = "comparison direction";
     choices = "EQ, NE, LT, LE, GT, GE";
-  } else if (key == AttrKey::Reducer) {
-    auto value = parseReducerKind(tok_.text);
-    ok = value.has_value();
-    a.reducer = value.value_or(a.reducer);
+    break;
+  case AttrKey::ComparisonType:
+    ok = read(parseComparisonType, a.comparisonType);
+    what = "comparison type";
+    choices = "FLOAT, TOTALORDER, SIGNED, UNSIGNED";
+    break;
+  case AttrKey::Reducer:
+    ok = read(parseReducerKind, a.reducer);
     what = "reducer";
     choices = "add, mul, max, min, and, or";
-  } else if (key == AttrKey::Distribution) {
-    auto value = parseRngDistribution(tok_.text);
-    ok = value.has_value();
-    a.distribution = value.value_or(a.distribution);
+    break;
+  case AttrKey::Distribution:
+    ok = read(parseRngDistribution, a.distribution);
     what = "rng distribution";
     choices = "rng_uniform, rng_normal";
-  } else {
-    auto value = parseFusionKind(tok_.text);
-    ok = value.has_value();
-    a.fusionKind = value.value_or(a.fusionKind);
+    break;
+  default:
+    ok = read(parseFusionKind, a.fusionKind);
     what = "fusion kind";
     choices = "kLoop, kInput, kOutput";
+    break;
   }
   if (!ok)
     return error(tok_.offset, fmt::format("unknown {} {} (expected {})", what,

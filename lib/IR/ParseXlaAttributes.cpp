@@ -137,13 +137,11 @@ bool HloParser::parseControlPredecessors(BodyState &body) {
 }
 
 bool HloParser::parseXlaOpAttribute(Opcode opcode, const Token &name,
-                                    const std::vector<Instruction *> &operands,
                                     bool &handled) {
   std::string_view key = name.text;
   bool isGather = opcode == Opcode::Gather;
   bool isContraction = opcode == Opcode::Dot || opcode == Opcode::Convolution;
-  handled = (opcode == Opcode::Compare && key == "type") ||
-            (opcode == Opcode::Reshape && key == "inferred_dimension") ||
+  handled = (opcode == Opcode::Reshape && key == "inferred_dimension") ||
             (opcode == Opcode::Fusion && key == "output_to_operand_aliasing") ||
             (isGather && (key == "indices_are_sorted" ||
                           key == "operand_batching_dims" ||
@@ -155,8 +153,6 @@ bool HloParser::parseXlaOpAttribute(Opcode opcode, const Token &name,
   advance();
   if (!expect(TokenKind::Equal, "'='"))
     return false;
-  if (key == "type")
-    return parseCompareType(operands);
   if (key == "inferred_dimension") {
     // Which dimension the frontend inferred (-1 in a reshape to [-1, 4]);
     // the result shape already says its size.
@@ -194,42 +190,6 @@ bool HloParser::parseXlaOpAttribute(Opcode opcode, const Token &name,
     return error(offset, fmt::format("gather with {} is not supported (kiln's "
                                      "gather has no batching dimensions)",
                                      key));
-  return true;
-}
-
-/// compare's `type=`: the comparison XLA would use for the operand dtype.
-/// kiln's compare is IEEE (partial order) on floats and numeric on
-/// integers, so a type that agrees with the dtype is redundant and a
-/// disagreeing one, or TOTALORDER, is an error.
-bool HloParser::parseCompareType(const std::vector<Instruction *> &operands) {
-  if (!at(TokenKind::Word))
-    return expected("a comparison type");
-  Token type = tok_;
-  if (type.text == "TOTALORDER")
-    return error(type.offset, "compare type TOTALORDER is not supported (kiln "
-                              "compares floats in IEEE order: NaN is "
-                              "unordered)");
-  DType dtype = operands.empty() || operands[0]->shape().isTuple()
-                    ? DType::F32
-                    : operands[0]->shape().dtype();
-  bool fits;
-  if (type.text == "FLOAT" || type.text == "PARTIALORDER")
-    fits = isInClasses(dtype, DTypeClasses::Float);
-  else if (type.text == "SIGNED")
-    fits = isInClasses(dtype, DTypeClasses::Signed);
-  else if (type.text == "UNSIGNED")
-    fits = isInClasses(dtype, DTypeClasses::Unsigned) ||
-           isInClasses(dtype, DTypeClasses::Pred);
-  else
-    return error(type.offset, fmt::format("unknown comparison type '{}' "
-                                          "(expected FLOAT, PARTIALORDER, "
-                                          "SIGNED, UNSIGNED or TOTALORDER)",
-                                          type.text));
-  if (!fits)
-    return error(type.offset, fmt::format("compare type {} does not fit "
-                                          "operands of type {}",
-                                          type.text, dtypeName(dtype)));
-  advance();
   return true;
 }
 
@@ -271,9 +231,11 @@ bool HloParser::parseSortComparator(
   std::vector<Shape> shapes;
   for (const Instruction *operand : operands)
     shapes.push_back(operand->shape());
-  if (std::optional<bool> descending =
-          matchKeyOrderComparator(*comparator, shapes)) {
-    attrs.descending = *descending;
+  // A total-order comparator stays general: descending= keeps -0 == +0
+  // and puts NaNs of either sign at one end, so it cannot stand for it.
+  std::optional<KeyOrder> order = matchKeyOrderComparator(*comparator, shapes);
+  if (order && !order->totalOrder) {
+    attrs.descending = order->descending;
     replacedCallees_.push_back(comparator);
     return true;
   }

@@ -227,6 +227,8 @@ std::string formatAttr(AttrKey key, const Instruction &instruction) {
   case AttrKey::SliceSizes: return formatIntList(a.sizes);
   case AttrKey::Direction:
     return std::string(comparisonDirectionName(a.direction));
+  case AttrKey::ComparisonType:
+    return std::string(comparisonTypeName(a.comparisonType));
   case AttrKey::Index: return std::to_string(a.index);
   case AttrKey::Kind: return std::string(fusionKindName(a.fusionKind));
   case AttrKey::Calls:

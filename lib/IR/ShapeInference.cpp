@@ -202,6 +202,25 @@ Expected<Shape> inferElementwise(const InferenceInput &in) {
   return result == ResultDType::Pred ? first.withDType(DType::Pred) : first;
 }
 
+/// compare: elementwise, and its type= (when written) fits the operands:
+/// FLOAT or TOTALORDER on floats, SIGNED on signed and UNSIGNED on
+/// unsigned integers or pred, as XLA requires.
+Expected<Shape> inferCompare(const InferenceInput &in) {
+  Expected<Shape> shape = inferElementwise(in);
+  if (!shape)
+    return shape;
+  DType dtype = in.operands[0].dtype();
+  ComparisonType type = in.attrs.comparisonType;
+  if (!comparisonTypeFits(type, dtype))
+    return makeError("compare type {} does not fit operands of type {} "
+                     "(expected {})",
+                     comparisonTypeName(type), dtypeName(dtype),
+                     isFloat(dtype) ? "FLOAT or TOTALORDER"
+                                    : comparisonTypeName(
+                                          defaultComparisonType(dtype)));
+  return shape;
+}
+
 } // namespace kiln::ir::detail
 
 namespace kiln::ir {
@@ -328,6 +347,8 @@ Rule ruleFor(Opcode opcode) {
     return nullptr;
   if (opcode == Opcode::ReducePrecision) // elementwise, plus its widths
     return inferReducePrecision;
+  if (opcode == Opcode::Compare) // elementwise, plus its comparison type
+    return inferCompare;
   if (isElementwise(opcode))
     return inferElementwise;
   switch (opcode) {

@@ -94,6 +94,7 @@ windowedDims(const Shape &operand, const std::vector<WindowDim> &window);
 // Rules, grouped by the file that implements them.
 // ShapeInference.cpp
 Expected<Shape> inferElementwise(const InferenceInput &in);
+Expected<Shape> inferCompare(const InferenceInput &in);
 // ShapeInferenceLayout.cpp
 Expected<Shape> inferBroadcast(const InferenceInput &in);
 Expected<Shape> inferReshape(const InferenceInput &in);

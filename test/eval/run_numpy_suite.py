@@ -31,6 +31,7 @@ import cases_scatter  # noqa: E402
 import cases_select_and_scatter  # noqa: E402
 import cases_sort_comparator  # noqa: E402
 import cases_structure  # noqa: E402
+import cases_total_order  # noqa: E402
 import cases_window_apply  # noqa: E402
 from evalcase import module_text  # noqa: E402
 
@@ -127,7 +128,8 @@ def main():
              cases_bits_random.cases(rng) + cases_applied.cases(rng) +
              cases_scatter.cases(rng) + cases_sort_comparator.cases(rng) +
              cases_window_apply.cases(rng) +
-             cases_select_and_scatter.cases(rng))
+             cases_select_and_scatter.cases(rng) +
+             cases_total_order.cases(rng))
     covered = set().union(*(case.opcodes for case in cases))
     missing = [op for op in opcode_spellings(args.opcodes_def) if op not in covered]
     cases = [c for c in cases if args.filter in c.name]

@@ -58,6 +58,17 @@ int64_t packingScratchBytes(const ir::Instruction &dot,
                             const ir::Instruction &rhs);
 constexpr int64_t kPackingPanelColumns = 128;
 
+/// A sort's rows of at most kSortInsertionRun elements are insertion-sorted
+/// in place; longer rows are sorted in runs of that length, which merge
+/// passes then join through the sort's arena scratch (lib/CodeGen
+/// SortEmitter.cpp).
+constexpr int64_t kSortInsertionRun = 16;
+/// Byte offset, in a sort's scratch, of operand `operand`'s two rows (the
+/// merge passes' source and destination); operand N (the operand count)
+/// gives the scratch's size. 0 throughout when the sort needs no scratch
+/// (rows of at most kSortInsertionRun elements).
+int64_t sortScratchOffset(const ir::Instruction &sort, size_t operand);
+
 
 /// Root element `result` (its index among the root's array values) is the
 /// new value of parameter `arg`, written into the argument's buffer in place.
@@ -118,7 +129,8 @@ public:
   /// Follows get-tuple-element and tuple to the array value underneath.
   static ValueRef resolve(ValueRef value);
   /// The run-time scratch of dot or convolution `instruction` (top-level
-  /// or fused; packingScratchBytes), live only while it runs, or nullptr.
+  /// or fused; packingScratchBytes) or of a sort (sortScratchOffset), live
+  /// only while it runs, or nullptr.
   const BufferSlice *packingScratch(const ir::Instruction *instruction) const;
   /// ValueRef::tupleIndex of packing scratch values.
   static constexpr int64_t kScratchIndex = -2;

@@ -101,6 +101,7 @@ struct Attributes {
   GatherDimensionNumbers gather;    // gather
   ScatterDimensionNumbers scatter;  // scatter
   ComparisonDirection direction = ComparisonDirection::EQ; // compare
+  ComparisonType comparisonType = ComparisonType::ByDType;  // compare
   ReducerKind reducer = ReducerKind::Add; // reduce, reduce-window
   FusionKind fusionKind = FusionKind::Loop; // fusion
   int64_t index = 0;       // parameter number, get-tuple-element index

@@ -136,6 +136,23 @@ enum class ComparisonDirection { EQ, NE, LT, LE, GT, GE };
 std::string_view comparisonDirectionName(ComparisonDirection direction);
 std::optional<ComparisonDirection> parseComparisonDirection(std::string_view);
 
+/// How `compare` orders its operands (XLA's comparison type, `type=`).
+/// Float is IEEE's partial order (NaN is unordered); TotalOrder is IEEE's
+/// totalOrder, -NaN < -Inf < ... < -0 < +0 < ... < +Inf < +NaN; Signed and
+/// Unsigned compare integers (pred is unsigned). ByDType (nothing written)
+/// means the dtype's usual one: Float, Signed or Unsigned.
+enum class ComparisonType { ByDType, Float, TotalOrder, Signed, Unsigned };
+/// The spelling (`FLOAT`, `TOTALORDER`, `SIGNED`, `UNSIGNED`; empty for
+/// ByDType, which is never written).
+std::string_view comparisonTypeName(ComparisonType type);
+std::optional<ComparisonType> parseComparisonType(std::string_view name);
+/// The type ByDType stands for on operands of `dtype`.
+ComparisonType defaultComparisonType(DType dtype);
+/// `type` with ByDType replaced by the dtype's default.
+ComparisonType effectiveComparisonType(ComparisonType type, DType dtype);
+/// Whether `type` may compare operands of `dtype` (ByDType always may).
+bool comparisonTypeFits(ComparisonType type, DType dtype);
+
 /// The binary operation a reduce or reduce-window combines elements with.
 enum class ReducerKind { Add, Mul, Max, Min, And, Or };
 std::string_view reducerKindName(ReducerKind kind);

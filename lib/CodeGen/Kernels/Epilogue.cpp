@@ -125,7 +125,9 @@ std::string Epilogue::key() const {
     key += fmt::format("{}{}", ir::opcodeName(inst->opcode()),
                        inst->shape().toString());
     if (inst->opcode() == Opcode::Compare)
-      key += ir::comparisonDirectionName(inst->attrs().direction);
+      key += fmt::format("{}{}",
+                         ir::comparisonDirectionName(inst->attrs().direction),
+                         ir::comparisonTypeName(inst->attrs().comparisonType));
     if (inst->opcode() == Opcode::ReducePrecision)
       key += fmt::format("e{}m{}", inst->attrs().exponentBits,
                          inst->attrs().mantissaBits);
