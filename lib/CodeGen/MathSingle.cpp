@@ -72,21 +72,35 @@ constexpr double kHalfPiPieces[] = {
 
 Value *sinShifted(EmitterContext &ctx, Value *x, uint64_t quadrantShift) {
   llvm::IRBuilder<> &b = ctx.builder();
-  Value *j = roundEven(ctx, b.CreateFMul(x, fc(x, 0.63661977236758134)));
+  // j = round(x * 2/pi) from the exact product with 2/pi in two pieces:
+  // rounded once, x * 2/pi is off by up to 0.25 near 2^22 and j would be
+  // off by one, leaving |r| up to 1.2 for the polynomials.
+  const double twoOverPi = 0.63661977236758134;
+  const double twoOverPiHi = double(float(twoOverPi));
+  Wide scaled = twoProduct(ctx, x, fc(x, twoOverPiHi));
+  Value *scaledLo = b.CreateFAdd(scaled.lo, b.CreateFMul(x, fc(x, twoOverPi - twoOverPiHi)));
+  Value *nearest = roundEven(ctx, scaled.hi);
+  Value *j = b.CreateFAdd(
+      nearest, roundEven(ctx, b.CreateFAdd(b.CreateFSub(scaled.hi, nearest), scaledLo)));
   // j = high + low with high a multiple of 2^11: both have at most 11
   // significant bits while |j| < 2^22.
   Value *high = b.CreateFMul(roundEven(ctx, b.CreateFMul(j, fc(x, 0x1p-11))),
                              fc(x, 0x1p11));
   Value *low = b.CreateFSub(j, high);
-  // Subtracting the exact products from the largest down: each difference
-  // is exact while it fits the finest grid so far, that is until the
-  // partial remainder is as small as r itself; from there on each step
-  // rounds relative to r (Cody-Waite).
-  Value *r = x;
-  for (double piece : kHalfPiPieces) {
-    r = b.CreateFSub(r, b.CreateFMul(high, fc(x, piece)));
-    r = b.CreateFSub(r, b.CreateFMul(low, fc(x, piece)));
-  }
+  // The products, subtracted from the largest down, with their rounding
+  // errors (twoSum) summed apart: a difference is exact while it fits the
+  // finest grid so far (so up to the point where the partial remainder is
+  // as small as r itself, which keeps the cancelling bits when x is near a
+  // multiple of pi/2); after that each step's error is kept and added back
+  // once, so r is rounded about once rather than once per step.
+  Value *r = x, *errors = fc(x, 0.0);
+  for (double piece : kHalfPiPieces)
+    for (Value *part : {high, low}) {
+      Wide step = twoSum(b, r, b.CreateFNeg(b.CreateFMul(part, fc(x, piece))));
+      r = step.hi;
+      errors = b.CreateFAdd(errors, step.lo);
+    }
+  r = b.CreateFAdd(r, errors);
   // The quadrant is j mod 4: j - 4 round(j/4) is in [-2, 2], converted
   // exactly (NaN, from an infinite x, as 0: the result is NaN anyway).
   Value *quadrant = b.CreateFSub(
