@@ -10,18 +10,29 @@
 //              f = (m-1)/(m+1) (5 / 11 terms): <= 2 ulp.
 //   tanh  = expm1(2|x|) / (expm1(2|x|) + 2), sign restored: <= 4 ulp.
 //   logistic = 1 / (1 + exp(-x)): <= 3 ulp.
-//   erf, sin, cos, atan2, pow and fmod of f32 are computed in f64 and
-//   rounded once, so they are faithfully rounded (<= 1 ulp) in f32.
+//   erf, sin, cos, atan2, pow and fmod of f32: on targets with a
+//   double-precision FPU they are computed in f64 and rounded once
+//   (measured <= 0.5 ulp, bench/math_accuracy.py); on single-precision
+//   FPUs (Cortex-M4/M33/M55, TargetInfo::doubleFpu false), where f64 is a
+//   library call per operation, in f32 only (MathSingle.cpp), measured
+//   against glibc on 2^15 inputs per range: erf <= 2.4 ulp, sin/cos
+//   <= 1.9 ulp for |x| < 2^22 pi/2 (also next to multiples of pi/2),
+//   atan2 <= 2.5 ulp, pow <= 1.5 ulp (results from 2^-149 to 2^128),
+//   fmod exact. On x86-64 (AVX-512) the f32 forms were faster (erf ~25x,
+//   atan2 3-5x, pow ~2x; sin/cos equal, fmod ~1.5x slower) but less
+//   accurate, so x86-64 and AArch64 (same accuracy trade) keep f64.
 //   erf   f64: Taylor (33 terms) for |x| < 2, erfc continued fraction
 //              (40 terms) above: relative error < 1e-14.
 //   sin/cos f64: reduction by pi/2 in three 33-bit pieces (exact for
 //              |x| < 2^20 * pi/2; beyond, the error grows with |x|), Taylor
 //              to degree 17/18 on [-pi/4, pi/4]: <= 2 ulp in range.
-//   atan2 f64: reduction to |t| <= tan(pi/8), 22-term Taylor: <= 2 ulp.
+//   atan2: reduction to |t| <= tan(pi/8), Taylor with 22 (f64) or 9 (f32)
+//              terms: <= 2 ulp (f64).
 //   pow   f64: exp(y * log|x|) plus C99's special cases; relative error
 //              grows with |y log x| (about 1e-13 near overflow).
-//   fmod: repeated exact reduction steps (Dekker's product), exact for
-//              all f32/f16/bf16 inputs and for f64 while |x/y| < 2^150.
+//   fmod: repeated exact reduction steps (q * y as an exact product, fma
+//              or Dekker's), exact for all f32/f16/bf16 inputs (7 steps in
+//              f64, 13 in f32) and for f64 while |x/y| < 2^150.
 //
 //===----------------------------------------------------------------------===//
 #include "MathInternal.h"
@@ -49,6 +60,31 @@ llvm::Type *bitsType(Value *x) {
 }
 Value *ic(llvm::Type *type, uint64_t value) {
   return llvm::ConstantInt::get(type, value);
+}
+
+/// Conversions between small integers and floats through i32: f64 <-> i64
+/// conversions are run-time library calls on 32-bit ARM (__aeabi_d2lz,
+/// __aeabi_l2d), i32 ones are instructions everywhere.
+static llvm::Type *int32Like(llvm::IRBuilder<> &b, Value *x) {
+  if (auto *vec = llvm::dyn_cast<llvm::FixedVectorType>(x->getType()))
+    return llvm::FixedVectorType::get(b.getInt32Ty(), vec->getNumElements());
+  return b.getInt32Ty();
+}
+Value *smallFloatToInt(llvm::IRBuilder<> &b, Value *x) {
+  return b.CreateSExtOrTrunc(b.CreateFPToSI(x, int32Like(b, x)), bitsType(x));
+}
+Value *smallIntToFloat(llvm::IRBuilder<> &b, Value *n, Value *like) {
+  return b.CreateSIToFP(b.CreateSExtOrTrunc(n, int32Like(b, like)), like->getType());
+}
+
+Value *quadrantOf(EmitterContext &ctx, Value *j) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  // j - 4 round(j / 4) is in [-2, 2] and exact; NaN (from an infinite
+  // argument, whose result is NaN anyway) becomes 0.
+  Value *quadrant = b.CreateFSub(
+      j, b.CreateFMul(roundEven(ctx, b.CreateFMul(j, fc(j, 0.25))), fc(j, 4.0)));
+  quadrant = b.CreateSelect(isNan(ctx, quadrant), fc(j, 0.0), quadrant);
+  return smallFloatToInt(b, quadrant);
 }
 
 Value *horner(llvm::IRBuilder<> &b, Value *x,
@@ -143,8 +179,13 @@ static double fractionLimit(Value *x) { return isDouble(x) ? 0x1p52 : 0x1p23; }
 
 Value *roundEven(EmitterContext &ctx, Value *x) {
   llvm::IRBuilder<> &b = ctx.builder();
+  // llvm.rint rounds in the current mode, which is nearest-even (the
+  // trick below assumes it too): the same result as llvm.roundeven, but
+  // LLVM 19's ARM backend has no VRINTN pattern for roundeven (a
+  // roundevenf call on Cortex-M33/M7, a selection failure for NEON
+  // vectors), while rint is VRINTX there, FRINTX on AArch64, ROUNDPS on x86.
   if (ctx.nativeRounding())
-    return b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, x);
+    return b.CreateUnaryIntrinsic(llvm::Intrinsic::rint, x);
   // Adding and removing 2^p rounds to an integer in the current (nearest
   // even) rounding mode.
   Value *ax = fabs(ctx, x);
@@ -196,13 +237,17 @@ Value *roundAwayFromZero(EmitterContext &ctx, Value *x) {
 /// while the product may be subnormal or overflow.
 Value *scaleByPowerOfTwo(EmitterContext &ctx, Value *p, Value *n) {
   llvm::IRBuilder<> &b = ctx.builder();
-  bool dbl = isDouble(p);
-  llvm::Type *it = bitsType(p);
   // n is integral and in range, or NaN (then p is NaN too): a plain
   // fptosi of NaN-as-0 is exact and stays one vector instruction, where
   // llvm.fptosi.sat is split into a scalar convert per lane by LLVM 19.
   Value *finite = b.CreateSelect(b.CreateFCmpUNO(n, n), fc(n, 0.0), n);
-  Value *ni = b.CreateFPToSI(finite, it);
+  return scaleByPowerOfTwoInt(ctx, p, smallFloatToInt(b, finite));
+}
+
+Value *scaleByPowerOfTwoInt(EmitterContext &ctx, Value *p, Value *ni) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  bool dbl = isDouble(p);
+  llvm::Type *it = bitsType(p);
   Value *n1 = b.CreateAShr(ni, ic(it, 1));
   Value *n2 = b.CreateSub(ni, n1);
   uint64_t bias = dbl ? 1023 : 127, mbits = dbl ? 52 : 23;
@@ -273,7 +318,7 @@ Value *log(EmitterContext &ctx, Value *x) {
   for (int k = dbl ? 11 : 5; k >= 0; --k)
     series.push_back(1.0 / double(2 * k + 1));
   Value *logm = b.CreateFMul(b.CreateFMul(f, fc(x, 2.0)), horner(b, s, series));
-  Value *ef = b.CreateSIToFP(e, x->getType());
+  Value *ef = smallIntToFloat(b, e, x);
   double ln2hi = dbl ? 6.93147180369123816490e-01 : 0.693359375;
   double ln2lo = dbl ? 1.90821492927058770002e-10 : -2.12194440e-4;
   Value *result = b.CreateFAdd(b.CreateFMul(ef, fc(x, ln2hi)),
@@ -362,7 +407,7 @@ static Value *sinQuadrant(EmitterContext &ctx, Value *x, uint64_t quadrantShift)
   r = b.CreateFSub(r, b.CreateFMul(j, fc(x, 6.07710050630396597660e-11)));
   r = b.CreateFSub(r, b.CreateFMul(j, fc(x, 2.02226624871116645580e-21)));
   llvm::Type *it = bitsType(x);
-  Value *q = b.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {it, x->getType()}, {j});
+  Value *q = quadrantOf(ctx, j);
   return sinOfQuadrant(ctx, r, b.CreateAdd(q, ic(it, quadrantShift)));
 }
 
@@ -513,7 +558,7 @@ static Value *fmodStep(EmitterContext &ctx, Value *r, Value *ay, Value *eAy) {
   uint64_t maxK = dbl ? 2046 : 254; // two factors of at most 2^(bias)
   k = b.CreateSelect(b.CreateICmpSGT(k, ic(it, maxK)), ic(it, maxK), k);
   // ay * 2^k in two factors (2^k alone may overflow when ay is tiny).
-  Value *ys = scaleByPowerOfTwo(ctx, ay, b.CreateSIToFP(k, r->getType()));
+  Value *ys = scaleByPowerOfTwoInt(ctx, ay, k);
   Value *q = trunc(ctx, b.CreateFDiv(r, ys));
   auto [p, e] = twoProduct(ctx, q, ys);
   Value *rem = b.CreateFSub(b.CreateFSub(r, p), e);

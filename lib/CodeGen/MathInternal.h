@@ -29,9 +29,20 @@ llvm::Value *ic(llvm::Type *type, uint64_t value);
 llvm::Value *horner(llvm::IRBuilder<> &b, llvm::Value *x,
                     llvm::ArrayRef<double> coefficients);
 llvm::Value *signBit(EmitterContext &ctx, llvm::Value *x);
+/// Float <-> integer of bitsType for values within i32 range, converted
+/// through i32 (f64 <-> i64 is a library call on 32-bit ARM).
+llvm::Value *smallFloatToInt(llvm::IRBuilder<> &b, llvm::Value *x);
+llvm::Value *smallIntToFloat(llvm::IRBuilder<> &b, llvm::Value *n,
+                             llvm::Value *like);
+/// j mod 4 in [-2, 2] as an integer of bitsType(j), for an integral j.
+llvm::Value *quadrantOf(EmitterContext &ctx, llvm::Value *j);
 /// p * 2^n for an integral float n in [-1100, 1100] (f32: [-300, 300]).
 llvm::Value *scaleByPowerOfTwo(EmitterContext &ctx, llvm::Value *p,
                                llvm::Value *n);
+/// The same for n as an integer of bitsType(p) (f64: [-2046, 2046], f32:
+/// [-254, 254]).
+llvm::Value *scaleByPowerOfTwoInt(EmitterContext &ctx, llvm::Value *p,
+                                  llvm::Value *n);
 
 /// A value as an unevaluated sum hi + lo with |lo| <= ulp(hi) / 2
 /// ("double-word" arithmetic: twice the precision of the type).

@@ -53,9 +53,10 @@ TEST_CASE("32-bit ARM: NEON, VFP version and FMA come from the CPU",
   CHECK(m7.fma);
   CHECK(m7.fmaDouble);
   CHECK(m7.doubleFpu);
-  // Cortex-M33 and M55: single-precision FPUs like the M4.
+  // Cortex-M33: single precision like the M4; LLVM's Cortex-M55 has the
+  // FPU's optional double precision.
   CHECK_FALSE(infoFor("thumbv8m.main-none-eabihf", "").doubleFpu);
-  CHECK_FALSE(infoFor("thumbv8.1m.main-none-eabihf", "").doubleFpu);
+  CHECK(infoFor("thumbv8.1m.main-none-eabihf", "").doubleFpu);
   CHECK(m7.nativeRounding);
 }
 
