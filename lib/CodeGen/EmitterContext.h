@@ -96,6 +96,10 @@ public:
   /// target (AArch64, x86 with SSE4.1); otherwise they would be libm calls
   /// and the math emitter rounds with integer-free float tricks instead.
   bool nativeRounding() const { return target_.nativeRounding; }
+  /// Whether f32 transcendentals are computed in f32 only (MathSingle.cpp)
+  /// rather than in f64 and rounded once: on targets without a
+  /// double-precision FPU, where every f64 operation is a library call.
+  bool singlePrecisionMath() const { return !target_.doubleFpu; }
   /// Whether the target has a fused multiply-add instruction (AArch64, x86
   /// with FMA3). Dot and convolution then accumulate with llvm.fma: the
   /// product is exact and each step rounds once, which is faster and more

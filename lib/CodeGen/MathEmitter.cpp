@@ -10,21 +10,32 @@
 //              f = (m-1)/(m+1) (5 / 11 terms): <= 2 ulp.
 //   tanh  = expm1(2|x|) / (expm1(2|x|) + 2), sign restored: <= 4 ulp.
 //   logistic = 1 / (1 + exp(-x)): <= 3 ulp.
-//   erf, sin, cos, atan2, pow and fmod of f32 are computed in f64 and
-//   rounded once, so they are faithfully rounded (<= 1 ulp) in f32.
+//   erf, sin, cos, atan2, pow and fmod of f32: on targets with a
+//   double-precision FPU they are computed in f64 and rounded once
+//   (measured <= 0.5 ulp, bench/math_accuracy.py); on single-precision
+//   FPUs (Cortex-M4/M33/M55, TargetInfo::doubleFpu false), where f64 is a
+//   library call per operation, in f32 only (MathSingle.cpp), measured
+//   against glibc on 2^15 inputs per range: erf <= 2.4 ulp, sin/cos
+//   <= 1.9 ulp for |x| < 2^22 pi/2 (also next to multiples of pi/2),
+//   atan2 <= 2.5 ulp, pow <= 1.5 ulp (results from 2^-149 to 2^128),
+//   fmod exact. On x86-64 (AVX-512) the f32 forms were faster (erf ~25x,
+//   atan2 3-5x, pow ~2x; sin/cos equal, fmod ~1.5x slower) but less
+//   accurate, so x86-64 and AArch64 (same accuracy trade) keep f64.
 //   erf   f64: Taylor (33 terms) for |x| < 2, erfc continued fraction
 //              (40 terms) above: relative error < 1e-14.
 //   sin/cos f64: reduction by pi/2 in three 33-bit pieces (exact for
 //              |x| < 2^20 * pi/2; beyond, the error grows with |x|), Taylor
 //              to degree 17/18 on [-pi/4, pi/4]: <= 2 ulp in range.
-//   atan2 f64: reduction to |t| <= tan(pi/8), 22-term Taylor: <= 2 ulp.
+//   atan2: reduction to |t| <= tan(pi/8), Taylor with 22 (f64) or 9 (f32)
+//              terms: <= 2 ulp (f64).
 //   pow   f64: exp(y * log|x|) plus C99's special cases; relative error
 //              grows with |y log x| (about 1e-13 near overflow).
-//   fmod: repeated exact reduction steps (Dekker's product), exact for
-//              all f32/f16/bf16 inputs and for f64 while |x/y| < 2^150.
+//   fmod: repeated exact reduction steps (q * y as an exact product, fma
+//              or Dekker's), exact for all f32/f16/bf16 inputs (7 steps in
+//              f64, 13 in f32) and for f64 while |x/y| < 2^150.
 //
 //===----------------------------------------------------------------------===//
-#include "Math.h"
+#include "MathInternal.h"
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Intrinsics.h>
@@ -36,44 +47,114 @@ namespace kiln::codegen::math {
 
 using llvm::Value;
 
-static constexpr double kInf = std::numeric_limits<double>::infinity();
-
-static Value *fc(Value *like, double value) {
+Value *fc(Value *like, double value) {
   return llvm::ConstantFP::get(like->getType(), value);
 }
-static bool isDouble(Value *x) {
-  return x->getType()->getScalarType()->isDoubleTy();
-}
-/// The integer type with x's lane count and element width.
-static llvm::Type *bitsType(Value *x) {
+bool isDouble(Value *x) { return x->getType()->getScalarType()->isDoubleTy(); }
+llvm::Type *bitsType(Value *x) {
   llvm::Type *scalar = llvm::Type::getIntNTy(
       x->getContext(), x->getType()->getScalarSizeInBits());
   if (auto *vec = llvm::dyn_cast<llvm::FixedVectorType>(x->getType()))
     return llvm::FixedVectorType::get(scalar, vec->getNumElements());
   return scalar;
 }
-static Value *ic(llvm::Type *type, uint64_t value) {
+Value *ic(llvm::Type *type, uint64_t value) {
   return llvm::ConstantInt::get(type, value);
 }
 
-/// coefficients[0] * x^(n-1) + ... + coefficients[n-1], by Horner.
-static Value *horner(llvm::IRBuilder<> &b, Value *x,
-                     llvm::ArrayRef<double> coefficients) {
+/// Conversions between small integers and floats through i32: f64 <-> i64
+/// conversions are run-time library calls on 32-bit ARM (__aeabi_d2lz,
+/// __aeabi_l2d), i32 ones are instructions everywhere.
+static llvm::Type *int32Like(llvm::IRBuilder<> &b, Value *x) {
+  if (auto *vec = llvm::dyn_cast<llvm::FixedVectorType>(x->getType()))
+    return llvm::FixedVectorType::get(b.getInt32Ty(), vec->getNumElements());
+  return b.getInt32Ty();
+}
+Value *smallFloatToInt(llvm::IRBuilder<> &b, Value *x) {
+  return b.CreateSExtOrTrunc(b.CreateFPToSI(x, int32Like(b, x)), bitsType(x));
+}
+Value *smallIntToFloat(llvm::IRBuilder<> &b, Value *n, Value *like) {
+  return b.CreateSIToFP(b.CreateSExtOrTrunc(n, int32Like(b, like)), like->getType());
+}
+
+Value *quadrantOf(EmitterContext &ctx, Value *j) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  // j - 4 round(j / 4) is in [-2, 2] and exact; NaN (from an infinite
+  // argument, whose result is NaN anyway) becomes 0.
+  Value *quadrant = b.CreateFSub(
+      j, b.CreateFMul(roundEven(ctx, b.CreateFMul(j, fc(j, 0.25))), fc(j, 4.0)));
+  quadrant = b.CreateSelect(isNan(ctx, quadrant), fc(j, 0.0), quadrant);
+  return smallFloatToInt(b, quadrant);
+}
+
+Value *horner(llvm::IRBuilder<> &b, Value *x,
+              llvm::ArrayRef<double> coefficients) {
   Value *acc = fc(x, coefficients[0]);
   for (size_t i = 1; i < coefficients.size(); ++i)
     acc = b.CreateFAdd(b.CreateFMul(acc, x), fc(x, coefficients[i]));
   return acc;
 }
 
-/// Runs `body` in f64 for f32 inputs and rounds the result once.
-template <typename F> static Value *inDouble(EmitterContext &ctx, Value *x, F body) {
-  if (isDouble(x))
-    return body(x);
-  llvm::IRBuilder<> &b = ctx.builder();
+/// x's type with f64 lanes.
+static llvm::Type *doubleLike(llvm::IRBuilder<> &b, Value *x) {
   llvm::Type *f64 = b.getDoubleTy();
   if (auto *vec = llvm::dyn_cast<llvm::FixedVectorType>(x->getType()))
-    f64 = llvm::FixedVectorType::get(f64, vec->getNumElements());
-  return b.CreateFPTrunc(body(b.CreateFPExt(x, f64)), x->getType());
+    return llvm::FixedVectorType::get(f64, vec->getNumElements());
+  return f64;
+}
+
+/// Runs `body` on f64 operands (f32 ones extended) and rounds the result
+/// back to the operands' type once.
+template <typename F, typename... V>
+static Value *inDouble(EmitterContext &ctx, F body, Value *x, V *...more) {
+  if (isDouble(x))
+    return body(x, more...);
+  llvm::IRBuilder<> &b = ctx.builder();
+  llvm::Type *f64 = doubleLike(b, x);
+  return b.CreateFPTrunc(body(b.CreateFPExt(x, f64), b.CreateFPExt(more, f64)...),
+                         x->getType());
+}
+
+// --- Error-free transformations ---------------------------------------------------
+
+Wide twoSum(llvm::IRBuilder<> &b, Value *x, Value *y) {
+  Value *s = b.CreateFAdd(x, y);
+  Value *yPart = b.CreateFSub(s, x);
+  Value *xPart = b.CreateFSub(s, yPart);
+  Value *e = b.CreateFAdd(b.CreateFSub(x, xPart), b.CreateFSub(y, yPart));
+  return {s, e};
+}
+
+/// a = hi + lo with hi of at most half the significand's bits, so that
+/// products of halves are exact. f32: the low 12 bits cleared (an integer
+/// mask: no overflow for any finite a; 12 + 12 bits, Dekker's product
+/// checked exact on 12M random pairs); f64: Veltkamp's split, 26 + 26 bits
+/// with a sign (53 is odd, so masking cannot halve it).
+static Wide splitHalves(llvm::IRBuilder<> &b, Value *a) {
+  if (!isDouble(a)) {
+    llvm::Type *it = bitsType(a);
+    Value *hi = b.CreateBitCast(
+        b.CreateAnd(b.CreateBitCast(a, it), ic(it, 0xFFFFF000u)), a->getType());
+    return {hi, b.CreateFSub(a, hi)};
+  }
+  Value *c = b.CreateFMul(a, fc(a, 134217729.0)); // 2^27 + 1
+  Value *hi = b.CreateFSub(c, b.CreateFSub(c, a));
+  return {hi, b.CreateFSub(a, hi)};
+}
+
+Wide twoProduct(EmitterContext &ctx, Value *x, Value *y) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  Value *p = b.CreateFMul(x, y);
+  if (ctx.fusedMultiplyAdd(x->getType()))
+    return {p, b.CreateIntrinsic(llvm::Intrinsic::fma, {x->getType()},
+                                 {x, y, b.CreateFNeg(p)})};
+  auto [xh, xl] = splitHalves(b, x);
+  auto [yh, yl] = splitHalves(b, y);
+  Value *e = b.CreateFSub(b.CreateFMul(xh, yh), p);
+  e = b.CreateFAdd(e, b.CreateFMul(xh, yl));
+  e = b.CreateFAdd(e, b.CreateFMul(xl, yh));
+  e = b.CreateFAdd(e, b.CreateFMul(xl, yl));
+  return {p, e};
 }
 
 Value *isNan(EmitterContext &ctx, Value *x) {
@@ -86,7 +167,7 @@ Value *copysign(EmitterContext &ctx, Value *magnitude, Value *sign) {
   return ctx.builder().CreateBinaryIntrinsic(llvm::Intrinsic::copysign,
                                              magnitude, sign);
 }
-static Value *signBit(EmitterContext &ctx, Value *x) {
+Value *signBit(EmitterContext &ctx, Value *x) {
   llvm::IRBuilder<> &b = ctx.builder();
   return b.CreateICmpSLT(b.CreateBitCast(x, bitsType(x)), ic(bitsType(x), 0));
 }
@@ -98,8 +179,13 @@ static double fractionLimit(Value *x) { return isDouble(x) ? 0x1p52 : 0x1p23; }
 
 Value *roundEven(EmitterContext &ctx, Value *x) {
   llvm::IRBuilder<> &b = ctx.builder();
+  // llvm.rint rounds in the current mode, which is nearest-even (the
+  // trick below assumes it too): the same result as llvm.roundeven, but
+  // LLVM 19's ARM backend has no VRINTN pattern for roundeven (a
+  // roundevenf call on Cortex-M33/M7, a selection failure for NEON
+  // vectors), while rint is VRINTX there, FRINTX on AArch64, ROUNDPS on x86.
   if (ctx.nativeRounding())
-    return b.CreateUnaryIntrinsic(llvm::Intrinsic::roundeven, x);
+    return b.CreateUnaryIntrinsic(llvm::Intrinsic::rint, x);
   // Adding and removing 2^p rounds to an integer in the current (nearest
   // even) rounding mode.
   Value *ax = fabs(ctx, x);
@@ -146,18 +232,22 @@ Value *roundAwayFromZero(EmitterContext &ctx, Value *x) {
 
 // --- exp / log ------------------------------------------------------------------
 
-/// p * 2^n for an integral float n in [-1100, 1100] (or NaN, when p is
-/// NaN as well), split in two factors
-/// so both stay normal while the product may be subnormal or overflow.
-static Value *scaleByPowerOfTwo(EmitterContext &ctx, Value *p, Value *n) {
+/// p * 2^n for an integral float n in [-1100, 1100] (f32: [-300, 300]; or
+/// NaN, when p is NaN as well), split in two factors so both stay normal
+/// while the product may be subnormal or overflow.
+Value *scaleByPowerOfTwo(EmitterContext &ctx, Value *p, Value *n) {
   llvm::IRBuilder<> &b = ctx.builder();
-  bool dbl = isDouble(p);
-  llvm::Type *it = bitsType(p);
   // n is integral and in range, or NaN (then p is NaN too): a plain
   // fptosi of NaN-as-0 is exact and stays one vector instruction, where
   // llvm.fptosi.sat is split into a scalar convert per lane by LLVM 19.
   Value *finite = b.CreateSelect(b.CreateFCmpUNO(n, n), fc(n, 0.0), n);
-  Value *ni = b.CreateFPToSI(finite, it);
+  return scaleByPowerOfTwoInt(ctx, p, smallFloatToInt(b, finite));
+}
+
+Value *scaleByPowerOfTwoInt(EmitterContext &ctx, Value *p, Value *ni) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  bool dbl = isDouble(p);
+  llvm::Type *it = bitsType(p);
   Value *n1 = b.CreateAShr(ni, ic(it, 1));
   Value *n2 = b.CreateSub(ni, n1);
   uint64_t bias = dbl ? 1023 : 127, mbits = dbl ? 52 : 23;
@@ -228,7 +318,7 @@ Value *log(EmitterContext &ctx, Value *x) {
   for (int k = dbl ? 11 : 5; k >= 0; --k)
     series.push_back(1.0 / double(2 * k + 1));
   Value *logm = b.CreateFMul(b.CreateFMul(f, fc(x, 2.0)), horner(b, s, series));
-  Value *ef = b.CreateSIToFP(e, x->getType());
+  Value *ef = smallIntToFloat(b, e, x);
   double ln2hi = dbl ? 6.93147180369123816490e-01 : 0.693359375;
   double ln2lo = dbl ? 1.90821492927058770002e-10 : -2.12194440e-4;
   Value *result = b.CreateFAdd(b.CreateFMul(ef, fc(x, ln2hi)),
@@ -281,26 +371,24 @@ static Value *erfDouble(EmitterContext &ctx, Value *x) {
 }
 
 Value *erf(EmitterContext &ctx, Value *x) {
-  return inDouble(ctx, x, [&](Value *v) { return erfDouble(ctx, v); });
+  if (!isDouble(x) && ctx.singlePrecisionMath())
+    return single::erf(ctx, x);
+  return inDouble(ctx, [&](Value *v) { return erfDouble(ctx, v); }, x);
 }
 
 // --- sin / cos ------------------------------------------------------------------
 
-/// sin(x + quadrantShift * pi/2) in f64.
-static Value *sinQuadrant(EmitterContext &ctx, Value *x, uint64_t quadrantShift) {
+Value *sinOfQuadrant(EmitterContext &ctx, Value *r, Value *q) {
   llvm::IRBuilder<> &b = ctx.builder();
-  Value *j = roundEven(ctx, b.CreateFMul(x, fc(x, 0.63661977236758134)));
-  Value *r = b.CreateFSub(x, b.CreateFMul(j, fc(x, 1.57079632673412561417e+00)));
-  r = b.CreateFSub(r, b.CreateFMul(j, fc(x, 6.07710050630396597660e-11)));
-  r = b.CreateFSub(r, b.CreateFMul(j, fc(x, 2.02226624871116645580e-21)));
-  llvm::Type *it = bitsType(x);
-  Value *q = b.CreateIntrinsic(llvm::Intrinsic::fptosi_sat, {it, x->getType()}, {j});
-  q = b.CreateAnd(b.CreateAdd(q, ic(it, quadrantShift)), ic(it, 3));
+  llvm::Type *it = bitsType(r);
+  // Taylor to degree 17/18 (f64) or 9/10 (f32, |r| <= 0.9: the first
+  // omitted terms are below 2^-26 relative).
+  bool dbl = isDouble(r);
   Value *s = b.CreateFMul(r, r);
   std::vector<double> sinSeries, cosSeries; // in s = r^2
-  for (int k = 8; k >= 0; --k)
+  for (int k = dbl ? 8 : 4; k >= 0; --k)
     sinSeries.push_back((k % 2 ? -1.0 : 1.0) / std::tgamma(double(2 * k + 2)));
-  for (int k = 9; k >= 0; --k)
+  for (int k = dbl ? 9 : 5; k >= 0; --k)
     cosSeries.push_back((k % 2 ? -1.0 : 1.0) / std::tgamma(double(2 * k + 1)));
   Value *sinR = b.CreateFMul(r, horner(b, s, sinSeries));
   Value *cosR = horner(b, s, cosSeries);
@@ -310,24 +398,42 @@ static Value *sinQuadrant(EmitterContext &ctx, Value *x, uint64_t quadrantShift)
   return b.CreateSelect(negate, b.CreateFNeg(v), v);
 }
 
-Value *sin(EmitterContext &ctx, Value *x) {
-  return inDouble(ctx, x, [&](Value *v) {
-    Value *r = sinQuadrant(ctx, v, 0);
-    // sin(+-0) = +-0 exactly.
-    return ctx.builder().CreateSelect(
-        ctx.builder().CreateFCmpOEQ(v, fc(v, 0.0)), v, r);
-  });
+/// sin(x + quadrantShift * pi/2) in f64: reduction by pi/2 in three 33-bit
+/// pieces.
+static Value *sinQuadrant(EmitterContext &ctx, Value *x, uint64_t quadrantShift) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  Value *j = roundEven(ctx, b.CreateFMul(x, fc(x, 0.63661977236758134)));
+  Value *r = b.CreateFSub(x, b.CreateFMul(j, fc(x, 1.57079632673412561417e+00)));
+  r = b.CreateFSub(r, b.CreateFMul(j, fc(x, 6.07710050630396597660e-11)));
+  r = b.CreateFSub(r, b.CreateFMul(j, fc(x, 2.02226624871116645580e-21)));
+  llvm::Type *it = bitsType(x);
+  Value *q = quadrantOf(ctx, j);
+  return sinOfQuadrant(ctx, r, b.CreateAdd(q, ic(it, quadrantShift)));
 }
 
-Value *cos(EmitterContext &ctx, Value *x) {
-  return inDouble(ctx, x, [&](Value *v) { return sinQuadrant(ctx, v, 1); });
+static Value *sinShifted(EmitterContext &ctx, Value *x, uint64_t quadrantShift) {
+  if (!isDouble(x) && ctx.singlePrecisionMath())
+    return single::sinShifted(ctx, x, quadrantShift);
+  return inDouble(
+      ctx, [&](Value *v) { return sinQuadrant(ctx, v, quadrantShift); }, x);
 }
+
+Value *sin(EmitterContext &ctx, Value *x) {
+  // sin(+-0) = +-0 exactly.
+  return ctx.builder().CreateSelect(ctx.builder().CreateFCmpOEQ(x, fc(x, 0.0)),
+                                    x, sinShifted(ctx, x, 0));
+}
+
+Value *cos(EmitterContext &ctx, Value *x) { return sinShifted(ctx, x, 1); }
 
 // --- atan2 --------------------------------------------------------------------
 
-/// atan(t) for t >= 0 (t may be +inf), in f64.
+/// atan(t) for t >= 0 (t may be +inf): reduced to |z| <= tan(pi/8), then a
+/// Taylor series with 22 (f64) or 9 (f32) terms, whose first omitted term
+/// is below the type's rounding error relative to atan(z).
 static Value *atanNonNegative(EmitterContext &ctx, Value *t) {
   llvm::IRBuilder<> &b = ctx.builder();
+  bool dbl = isDouble(t);
   Value *big = b.CreateFCmpOGT(t, fc(t, 2.414213562373095));
   Value *mid = b.CreateFCmpOGT(t, fc(t, 0.41421356237309503));
   Value *z = b.CreateSelect(
@@ -335,21 +441,24 @@ static Value *atanNonNegative(EmitterContext &ctx, Value *t) {
       b.CreateSelect(mid, b.CreateFDiv(b.CreateFSub(t, fc(t, 1.0)),
                                        b.CreateFAdd(t, fc(t, 1.0))),
                      t));
-  const double morebits = 6.123233995736765886130e-17; // pi/2 - double(pi/2)
-  Value *offset = b.CreateSelect(big, fc(t, 1.5707963267948966),
-                                 b.CreateSelect(mid, fc(t, 0.7853981633974483),
+  // pi/2 minus its value in t's type: added back after the sum.
+  const double halfPi = 1.5707963267948966;
+  const double morebits = dbl ? 6.123233995736765886130e-17
+                              : halfPi - double(float(halfPi));
+  Value *offset = b.CreateSelect(big, fc(t, halfPi),
+                                 b.CreateSelect(mid, fc(t, 0.5 * halfPi),
                                                 fc(t, 0.0)));
   Value *extra = b.CreateSelect(big, fc(t, morebits),
                                 b.CreateSelect(mid, fc(t, 0.5 * morebits),
                                                fc(t, 0.0)));
-  std::vector<double> series; // (-1)^k / (2k+1), k = 21..0
-  for (int k = 21; k >= 0; --k)
+  std::vector<double> series; // (-1)^k / (2k+1), k = K..0
+  for (int k = dbl ? 21 : 8; k >= 0; --k)
     series.push_back((k % 2 ? -1.0 : 1.0) / double(2 * k + 1));
   Value *atanZ = b.CreateFMul(z, horner(b, b.CreateFMul(z, z), series));
   return b.CreateFAdd(offset, b.CreateFAdd(atanZ, extra));
 }
 
-static Value *atan2Double(EmitterContext &ctx, Value *y, Value *x) {
+Value *atan2Any(EmitterContext &ctx, Value *y, Value *x) {
   llvm::IRBuilder<> &b = ctx.builder();
   Value *ax = fabs(ctx, x), *ay = fabs(ctx, y);
   Value *base = atanNonNegative(ctx, b.CreateFDiv(ay, ax));
@@ -359,9 +468,10 @@ static Value *atan2Double(EmitterContext &ctx, Value *y, Value *x) {
                                b.CreateFCmpOEQ(ay, fc(x, kInf)));
   base = b.CreateSelect(bothZero, fc(x, 0.0), base);
   base = b.CreateSelect(bothInf, fc(x, 0.7853981633974483), base);
-  // Left half-plane (including x = -0): reflect.
-  Value *reflected = b.CreateFSub(fc(x, 3.141592653589793),
-                                  b.CreateFSub(base, fc(x, 1.2246467991473532e-16)));
+  // Left half-plane (including x = -0): reflect, pi split in two.
+  const double pi = 3.141592653589793;
+  double piLow = isDouble(x) ? 1.2246467991473532e-16 : pi - double(float(pi));
+  Value *reflected = b.CreateFSub(fc(x, pi), b.CreateFSub(base, fc(x, piLow)));
   base = b.CreateSelect(signBit(ctx, x), reflected, base);
   Value *result = copysign(ctx, base, y);
   Value *nan = b.CreateFCmpUNO(x, y);
@@ -369,22 +479,17 @@ static Value *atan2Double(EmitterContext &ctx, Value *y, Value *x) {
 }
 
 Value *atan2(EmitterContext &ctx, Value *y, Value *x) {
-  if (isDouble(y))
-    return atan2Double(ctx, y, x);
-  llvm::IRBuilder<> &b = ctx.builder();
-  llvm::Type *f64 = b.getDoubleTy();
-  if (auto *vec = llvm::dyn_cast<llvm::FixedVectorType>(y->getType()))
-    f64 = llvm::FixedVectorType::get(f64, vec->getNumElements());
-  return b.CreateFPTrunc(atan2Double(ctx, b.CreateFPExt(y, f64), b.CreateFPExt(x, f64)),
-                         y->getType());
+  if (!isDouble(y) && ctx.singlePrecisionMath())
+    return atan2Any(ctx, y, x);
+  return inDouble(ctx, [&](Value *v, Value *u) { return atan2Any(ctx, v, u); },
+                  y, x);
 }
 
 // --- pow, fmod ------------------------------------------------------------------
 
-static Value *powDouble(EmitterContext &ctx, Value *x, Value *y) {
+Value *powSpecialCases(EmitterContext &ctx, Value *x, Value *y, Value *r) {
   llvm::IRBuilder<> &b = ctx.builder();
   Value *ax = fabs(ctx, x), *ay = fabs(ctx, y);
-  Value *r = exp(ctx, b.CreateFMul(y, log(ctx, ax)));
   Value *yInteger = b.CreateFCmpOEQ(floor(ctx, y), y);
   Value *half = b.CreateFMul(y, fc(y, 0.5));
   Value *yOdd = b.CreateAnd(yInteger, b.CreateFCmpUNE(floor(ctx, half), half));
@@ -401,61 +506,78 @@ static Value *powDouble(EmitterContext &ctx, Value *x, Value *y) {
   return b.CreateSelect(one, fc(x, 1.0), r);
 }
 
-Value *pow(EmitterContext &ctx, Value *x, Value *y) {
-  if (isDouble(x))
-    return powDouble(ctx, x, y);
+/// pow in f64: exp(y * log|x|), whose relative error grows with |y log x|.
+static Value *powDouble(EmitterContext &ctx, Value *x, Value *y) {
   llvm::IRBuilder<> &b = ctx.builder();
-  llvm::Type *f64 = b.getDoubleTy();
-  if (auto *vec = llvm::dyn_cast<llvm::FixedVectorType>(x->getType()))
-    f64 = llvm::FixedVectorType::get(f64, vec->getNumElements());
-  return b.CreateFPTrunc(powDouble(ctx, b.CreateFPExt(x, f64), b.CreateFPExt(y, f64)),
-                         x->getType());
+  Value *magnitude = exp(ctx, b.CreateFMul(y, log(ctx, fabs(ctx, x))));
+  return powSpecialCases(ctx, x, y, magnitude);
 }
 
-/// Veltkamp split of a double into two 26-bit halves.
-static std::pair<Value *, Value *> split(llvm::IRBuilder<> &b, Value *a) {
-  Value *c = b.CreateFMul(a, fc(a, 134217729.0)); // 2^27 + 1
-  Value *hi = b.CreateFSub(c, b.CreateFSub(c, a));
-  return {hi, b.CreateFSub(a, hi)};
+Value *pow(EmitterContext &ctx, Value *x, Value *y) {
+  if (!isDouble(x) && ctx.singlePrecisionMath())
+    return powSpecialCases(ctx, x, y,
+                           single::powMagnitude(ctx, fabs(ctx, x), y));
+  return inDouble(ctx, [&](Value *v, Value *u) { return powDouble(ctx, v, u); },
+                  x, y);
 }
 
-/// One exact reduction step of r (>= 0) modulo ay * 2^k, where k leaves a
-/// quotient below 2^50 so that Dekker's product makes r - q*ys exact.
-static Value *fmodStep(EmitterContext &ctx, Value *r, Value *ay) {
+/// floor(log2 v) for finite v > 0, subnormals included (scaled by 2^p
+/// first), as an integer of bitsType(v).
+static Value *binaryExponent(EmitterContext &ctx, Value *v) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  bool dbl = isDouble(v);
+  llvm::Type *it = bitsType(v);
+  uint64_t mbits = dbl ? 52 : 23, bias = dbl ? 1023 : 127;
+  Value *sub = b.CreateFCmpOLT(v, fc(v, dbl ? 0x1p-1022 : 0x1p-126));
+  Value *scaled = b.CreateSelect(sub, b.CreateFMul(v, fc(v, dbl ? 0x1p54 : 0x1p25)), v);
+  Value *field = b.CreateLShr(b.CreateBitCast(scaled, it), ic(it, mbits));
+  Value *e = b.CreateSub(field, ic(it, bias));
+  return b.CreateSub(e, b.CreateSelect(sub, ic(it, dbl ? 54 : 25), ic(it, 0)));
+}
+
+/// Quotient bits one reduction step removes: below 2^(chunk+1), the
+/// quotient is an exact integer of the type and its product with the
+/// divisor is exact as a twoProduct.
+static int64_t quotientChunk(Value *r) { return isDouble(r) ? 50 : 22; }
+
+/// One exact reduction step of r (>= 0) modulo ay * 2^k (eAy = the binary
+/// exponent of ay), where k leaves a quotient q below 2^(chunk+1): then
+/// r - q * ys is a multiple of ys's ulp below ys in magnitude, so
+/// representable, and with q * ys = p + e exactly, (r - p) - e is exact
+/// (r - p by Sterbenz's lemma).
+static Value *fmodStep(EmitterContext &ctx, Value *r, Value *ay, Value *eAy) {
   llvm::IRBuilder<> &b = ctx.builder();
   llvm::Type *it = bitsType(r);
-  auto exponent = [&](Value *v) {
-    return b.CreateLShr(b.CreateBitCast(v, it), ic(it, 52));
-  };
-  Value *k = b.CreateSub(b.CreateSub(exponent(r), exponent(ay)), ic(it, 50));
+  bool dbl = isDouble(r);
+  // r may be subnormal (its exponent then reads too high, k stays 0, and
+  // r / ay is below 2^(chunk+1) anyway).
+  Value *field = b.CreateLShr(b.CreateBitCast(r, it), ic(it, dbl ? 52 : 23));
+  Value *eR = b.CreateSub(field, ic(it, dbl ? 1023 : 127));
+  Value *k = b.CreateSub(b.CreateSub(eR, eAy), ic(it, uint64_t(quotientChunk(r))));
   k = b.CreateSelect(b.CreateICmpSLT(k, ic(it, 0)), ic(it, 0), k);
-  k = b.CreateSelect(b.CreateICmpSGT(k, ic(it, 1000)), ic(it, 1000), k);
-  Value *scale = b.CreateBitCast(b.CreateShl(b.CreateAdd(k, ic(it, 1023)), ic(it, 52)),
-                                 r->getType());
-  Value *ys = b.CreateFMul(ay, scale);
+  uint64_t maxK = dbl ? 2046 : 254; // two factors of at most 2^(bias)
+  k = b.CreateSelect(b.CreateICmpSGT(k, ic(it, maxK)), ic(it, maxK), k);
+  // ay * 2^k in two factors (2^k alone may overflow when ay is tiny).
+  Value *ys = scaleByPowerOfTwoInt(ctx, ay, k);
   Value *q = trunc(ctx, b.CreateFDiv(r, ys));
-  Value *p = b.CreateFMul(q, ys);
-  auto [qh, ql] = split(b, q);
-  auto [yh, yl] = split(b, ys);
-  Value *e = b.CreateFSub(b.CreateFMul(qh, yh), p);
-  e = b.CreateFAdd(e, b.CreateFMul(qh, yl));
-  e = b.CreateFAdd(e, b.CreateFMul(ql, yh));
-  e = b.CreateFAdd(e, b.CreateFMul(ql, yl));
+  auto [p, e] = twoProduct(ctx, q, ys);
   Value *rem = b.CreateFSub(b.CreateFSub(r, p), e);
-  // The rounded quotient may be one off: bring rem into [0, ys).
+  // The rounded quotient may be one too large: bring rem into [0, ys).
   rem = b.CreateSelect(b.CreateFCmpOLT(rem, fc(r, 0.0)), b.CreateFAdd(rem, ys), rem);
   return b.CreateSelect(b.CreateFCmpOGE(rem, ys), b.CreateFSub(rem, ys), rem);
 }
 
-/// C fmod in f64 after `steps` reductions of up to 50 quotient bits each:
-/// exact for every f32 input (7 steps cover the 277-bit exponent range) and
-/// for f64 inputs while |x/y| < 2^150.
-static Value *fmodDouble(EmitterContext &ctx, Value *x, Value *y, int steps) {
+Value *fmodExact(EmitterContext &ctx, Value *x, Value *y, int steps) {
   llvm::IRBuilder<> &b = ctx.builder();
   Value *ax = fabs(ctx, x), *ay = fabs(ctx, y);
+  // For 0, inf and NaN divisors the result is chosen below; keep the
+  // exponent finite meanwhile.
+  Value *usable = b.CreateAnd(b.CreateFCmpOGT(ay, fc(y, 0.0)),
+                              b.CreateFCmpOLT(ay, fc(y, kInf)));
+  Value *eAy = binaryExponent(ctx, b.CreateSelect(usable, ay, fc(y, 1.0)));
   Value *r = ax;
   for (int i = 0; i < steps; ++i)
-    r = fmodStep(ctx, r, ay);
+    r = fmodStep(ctx, r, ay, eAy);
   r = copysign(ctx, r, x);
   Value *keepX = b.CreateAnd(b.CreateFCmpOEQ(ay, fc(y, kInf)),
                              b.CreateFCmpOLT(ax, fc(x, kInf)));
@@ -466,14 +588,15 @@ static Value *fmodDouble(EmitterContext &ctx, Value *x, Value *y, int steps) {
 }
 
 Value *fmod(EmitterContext &ctx, Value *x, Value *y) {
+  // Steps of up to 51 (f64) or 23 (f32) quotient bits: 3 cover f64 while
+  // |x/y| < 2^150, 7 every f32 input in f64, 13 the 277-bit exponent
+  // range of f32 in f32.
   if (isDouble(x))
-    return fmodDouble(ctx, x, y, 3);
-  llvm::IRBuilder<> &b = ctx.builder();
-  llvm::Type *f64 = b.getDoubleTy();
-  if (auto *vec = llvm::dyn_cast<llvm::FixedVectorType>(x->getType()))
-    f64 = llvm::FixedVectorType::get(f64, vec->getNumElements());
-  return b.CreateFPTrunc(fmodDouble(ctx, b.CreateFPExt(x, f64), b.CreateFPExt(y, f64), 7),
-                         x->getType());
+    return fmodExact(ctx, x, y, 3);
+  if (ctx.singlePrecisionMath())
+    return fmodExact(ctx, x, y, 13);
+  return inDouble(ctx, [&](Value *v, Value *u) { return fmodExact(ctx, v, u, 7); },
+                  x, y);
 }
 
 // --- maximum / minimum ----------------------------------------------------------

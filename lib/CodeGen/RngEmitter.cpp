@@ -70,8 +70,14 @@ Value *unitValue(EmitterContext &ctx, Value *bits, llvm::Type *type,
   bool isDouble = type->getScalarType()->isDoubleTy();
   unsigned unitBits =
       isDouble ? random::kUnitBitsDouble : random::kUnitBitsFloat;
-  // Below 2^53, so the signed conversion (cheaper on x86) is exact.
+  // Below 2^53, so the signed conversion (cheaper on x86) is exact. The
+  // float's 24 bits convert from i32: on 32-bit ARM an i64 conversion is a
+  // run-time library call (__aeabi_l2f), an i32 one an instruction.
   Value *top = b.CreateLShr(bits, wide(ctx, lanes, 64 - unitBits));
+  if (unitBits < 32) {
+    llvm::Type *i32 = b.getInt32Ty();
+    top = b.CreateTrunc(top, lanes == 1 ? i32 : llvm::FixedVectorType::get(i32, lanes));
+  }
   Value *whole = b.CreateSIToFP(top, type);
   return b.CreateFMul(
       whole, llvm::ConstantFP::get(type, std::ldexp(1.0, -int(unitBits))));

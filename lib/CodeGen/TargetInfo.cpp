@@ -74,6 +74,7 @@ template <typename Has> void setArm32(TargetInfo &info, Has has) {
   }
   info.fma = has("+vfp4d16sp");
   info.fmaDouble = has("+vfp4d16") && has("+fp64");
+  info.doubleFpu = has("+fp64");
   info.nativeRounding = has("+fp-armv8d16sp");
 }
 
@@ -90,6 +91,7 @@ template <typename Has> void setRiscV(TargetInfo &info, Has has) {
   }
   info.fma = has("+f");
   info.fmaDouble = has("+d");
+  info.doubleFpu = has("+d");
   info.nativeRounding = has("+zfa");
 }
 
@@ -122,6 +124,7 @@ TargetInfo TargetInfo::fromMachine(const llvm::TargetMachine &machine) {
     info.vectorRegisters = 32;
     info.fma = true;
     info.fmaDouble = true;
+    info.doubleFpu = true;
     info.nativeRounding = true;
   } else if (info.isX86) {
     // 512-bit vectors are used whenever AVX-512F exists: even where a CPU
@@ -136,6 +139,7 @@ TargetInfo TargetInfo::fromMachine(const llvm::TargetMachine &machine) {
     }
     info.fma = has("+fma");
     info.fmaDouble = info.fma;
+    info.doubleFpu = true;
     info.nativeRounding = has("+sse4.1");
   } else if (triple.isARM() || triple.isThumb()) {
     setArm32(info, has);

@@ -31,6 +31,7 @@ TEST_CASE("32-bit ARM: NEON, VFP version and FMA come from the CPU",
   CHECK(a7.vectorRegisters == 16);
   CHECK(a7.fma);                  // VFPv4
   CHECK(a7.fmaDouble);            // with double precision
+  CHECK(a7.doubleFpu);
   CHECK_FALSE(a7.nativeRounding); // VRINT is ARMv8
 
   // The VFPv3-D16 baseline: no fused multiply-add (llvm.fma would be a
@@ -38,17 +39,24 @@ TEST_CASE("32-bit ARM: NEON, VFP version and FMA come from the CPU",
   codegen::TargetInfo baseline = infoFor("armv7a-linux-gnueabihf", "generic");
   CHECK_FALSE(baseline.fma);
   CHECK_FALSE(baseline.fmaDouble);
+  CHECK(baseline.doubleFpu); // VFPv3-D16 computes f64 without fusing
   CHECK(baseline.vectorRegisters == 8);
 
   // Cortex-M4: single-precision FMA only; f64 never reaches llvm.fma.
   codegen::TargetInfo m4 = infoFor("thumbv7em-none-eabihf", "");
   CHECK(m4.fma);
   CHECK_FALSE(m4.fmaDouble);
+  CHECK_FALSE(m4.doubleFpu); // f32 math must not go through f64 here
   CHECK_FALSE(m4.nativeRounding);
   // Cortex-M7: FPv5 with double precision and VRINT.
   codegen::TargetInfo m7 = infoFor("thumbv7em-none-eabihf", "cortex-m7");
   CHECK(m7.fma);
   CHECK(m7.fmaDouble);
+  CHECK(m7.doubleFpu);
+  // Cortex-M33: single precision like the M4; LLVM's Cortex-M55 has the
+  // FPU's optional double precision.
+  CHECK_FALSE(infoFor("thumbv8m.main-none-eabihf", "").doubleFpu);
+  CHECK(infoFor("thumbv8.1m.main-none-eabihf", "").doubleFpu);
   CHECK(m7.nativeRounding);
 }
 
@@ -57,6 +65,7 @@ TEST_CASE("RISC-V 64: F and D fuse, V gives 32 vector registers",
   codegen::TargetInfo gc = infoFor("riscv64-linux-gnu", "");
   CHECK(gc.fma);
   CHECK(gc.fmaDouble);
+  CHECK(gc.doubleFpu);
   CHECK(gc.vectorRegisters == 8); // scalar FPU: 32 registers, 4 per vector
   codegen::TargetInfo rvv = infoFor("riscv64-linux-gnu", "", "+v");
   CHECK(rvv.vectorBits == 128);
@@ -67,6 +76,7 @@ TEST_CASE("x86-64 and AArch64 keep their facts", "[target][codegen]") {
   codegen::TargetInfo sse = infoFor("x86_64-linux-gnu", "x86-64");
   CHECK_FALSE(sse.fma);
   CHECK_FALSE(sse.fmaDouble);
+  CHECK(sse.doubleFpu);
   codegen::TargetInfo haswell = infoFor("x86_64-linux-gnu", "haswell");
   CHECK(haswell.fma);
   CHECK(haswell.fmaDouble);
@@ -74,5 +84,6 @@ TEST_CASE("x86-64 and AArch64 keep their facts", "[target][codegen]") {
   codegen::TargetInfo a72 = infoFor("aarch64-linux-gnu", "cortex-a72");
   CHECK(a72.fma);
   CHECK(a72.fmaDouble);
+  CHECK(a72.doubleFpu);
   CHECK(a72.vectorRegisters == 32);
 }

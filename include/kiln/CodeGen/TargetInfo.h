@@ -49,6 +49,11 @@ struct TargetInfo {
   /// The same for double precision: false on single-precision FPUs
   /// (Cortex-M4, M33), where f64 must not reach llvm.fma (a libm call).
   bool fmaDouble = false;
+  /// Double-precision arithmetic in hardware (x86-64, AArch64, ARM with
+  /// FP64, RISC-V D). Without it (Cortex-M4/M33/M55, soft-float parts) f64
+  /// is a library call per operation, so the math emitter computes f32
+  /// transcendentals in f32 only (MathSingle.cpp).
+  bool doubleFpu = false;
   /// llvm.floor/ceil/trunc/roundeven are single instructions (AArch64, SSE4.1).
   bool nativeRounding = false;
   /// Per-core data caches in bytes (from a table of known CPUs, with
