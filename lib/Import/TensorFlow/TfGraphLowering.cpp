@@ -215,6 +215,15 @@ GraphLowering::callFunction(const std::string &function,
                     body.def->signature().output_arg(int(i)).name()));
     if (!value)
       return value.takeError();
+    // A callee computation's results are static to its caller: a padded
+    // run-time sized value would be read as data there. (An inlined body
+    // shares the caller's builder, and with it the dynamic dims.)
+    if (&into != &builder_ && into.dynamic().hasDynamicDims(*value))
+      return makeError("function '{}' output '{}' has a run-time sized "
+                       "dimension (from node '{}'), which kiln cannot return "
+                       "from a loop body or a branch",
+                       function, body.def->signature().output_arg(int(i)).name(),
+                       into.dynamic().originOf(*value));
     outputs.push_back(*value);
   }
   return outputs;
