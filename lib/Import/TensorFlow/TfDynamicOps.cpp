@@ -338,10 +338,12 @@ const DynamicRule kDynamicRules[] = {
 };
 
 /// Ops whose own lowering reads its inputs' dynamic dims (the selection
-/// ops mask a run-time sized candidate list themselves).
+/// ops mask a run-time sized candidate list themselves), and inlined calls,
+/// whose body is lowered into the caller's builder and so sees them too.
 constexpr std::string_view kSelfAware[] = {
     "NonMaxSuppressionV2", "NonMaxSuppressionV3", "NonMaxSuppressionV4",
-    "NonMaxSuppressionV5", "Where"};
+    "NonMaxSuppressionV5", "Where", "PartitionedCall",
+    "StatefulPartitionedCall"};
 
 /// The input that is run-time sized, for the error.
 std::string dynamicOrigin(TfNodeContext &ctx) {
@@ -386,6 +388,8 @@ void lowerDynamicNode(TfNodeContext &ctx, TfLowering plain,
   for (std::string_view op : kSelfAware)
     if (ctx.op() == op)
       return plain(ctx);
+  if (plain == &lowerFunctionOp) // a library function called by name: inlined
+    return plain(ctx);
   for (const DynamicRule &rule : kDynamicRules)
     if (rule.op == ctx.op())
       return rule.lower(ctx, relower);
