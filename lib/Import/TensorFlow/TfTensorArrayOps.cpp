@@ -9,10 +9,18 @@
 // size that no op reads); functionalization types handle and flow loop
 // variables DT_VARIANT like a list (TfFunctionalizeLoops.cpp).
 //
-// The size must be a constant; a dynamic_size array is rejected. The
-// element shape comes from `element_shape` when it is fully known, else
-// from the first write (an unshaped placeholder until then, rebuilt by the
-// While lowering as for TensorLists).
+// The bound is the size when that is a compile-time constant and the
+// array does not grow. A growing array (dynamic_size, as TF 1.x's
+// tf.while_loop code writes `size=0, dynamic_size=True`) or one of a
+// run-time size has no bound until it enters a loop: the While lowering
+// gives it the loop's trip bound, as an EmptyTensorList with
+// max_num_elements -1 (TfWhileOps.cpp). Its handle is then the run-time
+// size, so an error can name the feed it comes from. SizeV3 of such an
+// array is its bound: TF 1.x stacks through Gather(Range(0, SizeV3)), and
+// a run-time count would make that Range run-time sized.
+// The element shape comes from `element_shape` when it is fully known,
+// else from the first write (an unshaped placeholder until then, rebuilt
+// by the While lowering as for TensorLists).
 //
 //===----------------------------------------------------------------------===//
 #include "TensorFlow/TfOps.h"
@@ -63,28 +71,63 @@ bool isIota(const std::vector<int64_t> &indices, int64_t count) {
   return true;
 }
 
+/// The array's bound: its size when that is a compile-time constant and
+/// the array does not grow, else kUnboundedList (the loop that writes it
+/// gives one). Nullopt after recording a bad size.
+std::optional<int64_t> arrayBound(TfNodeContext &ctx) {
+  Value size = ctx.input(0);
+  if (!size)
+    return std::nullopt;
+  if (ctx.attrBool("dynamic_size", false) || !GraphBuilder::constantInts(size))
+    return kUnboundedList;
+  return constantBound(ctx, 0, "size, the TensorArray's bound");
+}
+
 void lowerTensorArray(TfNodeContext &ctx) {
   std::optional<DType> dtype = ctx.attrType("dtype");
-  std::optional<int64_t> size =
-      constantBound(ctx, 0, "size, the TensorArray's bound");
-  if (!dtype || !size)
+  std::optional<int64_t> bound = arrayBound(ctx);
+  if (!dtype || !bound)
     return;
-  if (ctx.attrBool("dynamic_size", false))
-    return void(ctx.fail(
-        "dynamic_size is true, but kiln's TensorArrays are static buffers "
-        "of `size` entries; create it with dynamic_size=False and the "
-        "largest size it reaches (the loop's maximum_iterations)"));
   GraphBuilder &b = ctx.builder();
-  ctx.setOutput(0, b.scalar(DType::S32, double(*size)));
+  // The handle carries nothing an op reads; for an unbounded array it is
+  // the requested size, which names its run-time sources in errors.
+  ctx.setOutput(0, *bound == kUnboundedList
+                       ? b.convert(ctx.input(0), DType::S32)
+                       : b.scalar(DType::S32, double(*bound)));
   ctx.setOutput(1, newListBuffer(ctx, knownAttrShape(ctx, "element_shape"),
-                                 *size, *dtype));
+                                 *bound, *dtype));
+}
+
+/// Records that the array behind `handle` has no bound where it is
+/// accessed (`what`): it is written outside the loop that would give one.
+void failUnbounded(TfNodeContext &ctx, Value handle, std::string_view what) {
+  std::string size =
+      GraphBuilder::constantInts(handle)
+          ? std::string("it has dynamic_size")
+          : fmt::format("its size is computed at run time, from {} (--freeze "
+                        "that to its value)",
+                        runTimeSources(handle));
+  ctx.fail(fmt::format(
+      "{} a TensorArray without a bound: {}, and only a loop that writes it "
+      "gives it one (the loop's trip bound); or create it with a constant "
+      "size and dynamic_size=False",
+      what, size));
+}
+
+/// The buffer a write of entries `item` goes into (writableBuffer), unless
+/// the array has no bound yet: then null after recording that.
+Value arrayBuffer(TfNodeContext &ctx, Value flow, const ir::Shape &item) {
+  if (ctx.unshapedListBound(flow) != kUnboundedList)
+    return writableBuffer(ctx, flow, item);
+  failUnbounded(ctx, ctx.input(0), "writes to");
+  return nullptr;
 }
 
 void lowerWrite(TfNodeContext &ctx) {
   Value index = ctx.input(1), value = ctx.input(2), flow = ctx.input(3);
   if (!index || !value || !flow)
     return;
-  Value buffer = writableBuffer(ctx, flow, value->shape());
+  Value buffer = arrayBuffer(ctx, flow, value->shape());
   if (!buffer)
     return;
   GraphBuilder &b = ctx.builder();
@@ -145,7 +188,7 @@ void lowerScatter(TfNodeContext &ctx) {
                                      rows->size(), value->shape().toString())));
   std::vector<int64_t> element = entryDims(value);
   Value buffer =
-      writableBuffer(ctx, flow, ir::Shape(value->shape().dtype(), element));
+      arrayBuffer(ctx, flow, ir::Shape(value->shape().dtype(), element));
   if (!buffer)
     return;
   GraphBuilder &b = ctx.builder();
@@ -188,7 +231,7 @@ void lowerSplit(TfNodeContext &ctx) {
   std::vector<int64_t> element = entryDims(value);
   element.insert(element.begin(), rows);
   Value buffer =
-      writableBuffer(ctx, flow, ir::Shape(value->shape().dtype(), element));
+      arrayBuffer(ctx, flow, ir::Shape(value->shape().dtype(), element));
   if (!buffer)
     return;
   // As in TensorFlow, a split fills the whole (static-size) array.
@@ -219,6 +262,8 @@ void lowerSize(TfNodeContext &ctx) {
   Value flow = ctx.input(1);
   if (!flow)
     return;
+  if (ctx.unshapedListBound(flow) == kUnboundedList)
+    return failUnbounded(ctx, ctx.input(0), "asks for the size of");
   ctx.setOutput(0, ctx.builder().scalar(DType::S32,
                                         double(listBound(ctx, flow))));
 }

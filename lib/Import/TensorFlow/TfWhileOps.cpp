@@ -10,7 +10,9 @@
 // TensorLists in the state (TfTensorListOps.cpp): one of unknown element
 // shape that the body writes makes the loop be built again with the shaped
 // buffer as its init; a counted list's length is an extra loop variable;
-// one without a bound takes the loop's trip bound (TfLoopBounds.h).
+// one without a bound takes the loop's trip bound (TfLoopBounds.h), and so
+// does a TensorArray without one (TfTensorArrayOps.cpp; the body writes it
+// by index, which dynamic-update-slice clamps into the bound).
 //
 //===----------------------------------------------------------------------===//
 #include "TensorFlow/TfCallees.h"
@@ -128,10 +130,10 @@ std::string whyNoBound(bool overfilled, Value unknownLimit) {
          "limit (or maximum_iterations)";
 }
 
-/// Gives each list among `init` without a bound (kUnboundedList) the loop's
-/// trip bound, found on callees built once for that with a one-entry
-/// placeholder in its place (TfLoopBounds.h); the body must push onto it at
-/// most once per trip. False after recording why there is none.
+/// Gives each list or TensorArray among `init` without a bound
+/// (kUnboundedList) the loop's trip bound, found on callees built once for
+/// that with a one-entry placeholder in its place (TfLoopBounds.h); the
+/// body must push onto a list at most once per trip. False after recording why there is none.
 bool boundListsByLoop(TfNodeContext &ctx, const std::string &cond,
                       const std::string &body, std::vector<Value> &init,
                       const std::vector<size_t> &counted) {
@@ -187,9 +189,10 @@ bool boundListsByLoop(TfNodeContext &ctx, const std::string &cond,
       loopTripBound(*test, *step, state, unknownLimit);
   std::optional<size_t> overfilled;
   for (size_t i : unbounded) {
-    int64_t length = int64_t(probe.size()) +
-                     (std::find(counted.begin(), counted.end(), i) -
-                      counted.begin());
+    auto at = std::find(counted.begin(), counted.end(), i);
+    if (at == counted.end())
+      continue; // a TensorArray: written by index, not pushed
+    int64_t length = int64_t(probe.size()) + (at - counted.begin());
     if (!stepsByOne(*step, length) && !keepsElement(*step, length))
       overfilled = i;
   }
@@ -197,11 +200,18 @@ bool boundListsByLoop(TfNodeContext &ctx, const std::string &cond,
   discardCallee(ctx, step);
   if (!bound || overfilled) {
     size_t i = overfilled.value_or(unbounded.front());
+    bool array = std::find(counted.begin(), counted.end(), i) == counted.end();
     ctx.fail(fmt::format(
-        "loop variable {} is a TensorList without a bound (EmptyTensorList "
-        "with max_num_elements -1), and {}; or give the list a "
-        "max_num_elements, or the loop a constant maximum_iterations",
-        i, whyNoBound(overfilled.has_value(), unknownLimit)));
+        "loop variable {} is {}, and {}; or {}, or the loop a constant "
+        "maximum_iterations",
+        i,
+        array ? "a TensorArray without a bound (dynamic_size, or a size "
+                "that is not a compile-time constant)"
+              : "a TensorList without a bound (EmptyTensorList with "
+                "max_num_elements -1)",
+        whyNoBound(overfilled.has_value(), unknownLimit),
+        array ? "give the array a constant size"
+              : "give the list a max_num_elements"));
     return false;
   }
   for (size_t i : unbounded)
