@@ -202,8 +202,8 @@ bool boundListsByLoop(TfNodeContext &ctx, const std::string &cond,
     size_t i = overfilled.value_or(unbounded.front());
     bool array = std::find(counted.begin(), counted.end(), i) == counted.end();
     ctx.fail(fmt::format(
-        "loop variable {} is {}, and {}; or {}, or the loop a constant "
-        "maximum_iterations",
+        "loop variable {} is {}, and {}; or {}, or the loop a "
+        "constant maximum_iterations",
         i,
         array ? "a TensorArray without a bound (dynamic_size, or a size "
                 "that is not a compile-time constant)"
