@@ -14,13 +14,16 @@
 // first: the body's schedule is told so (MemoryModel::runsAfter). When a
 // read cannot run first (it depends on the update, or reads through a
 // tuple, e.g. the root passing the old value on as another element), the
-// update keeps its own arena value and the copy. A fusion whose root is a
+// update keeps its own arena value and the copy, and so does an update
+// whose readers-first would order the body in a cycle (two updates each
+// reading the other's old value). A fusion whose root is a
 // dynamic-update-slice is not recognized (fusion never makes one today).
 //
 //===----------------------------------------------------------------------===//
 #include "BufferAssignmentBuilder.h"
 
 #include <algorithm>
+#include <map>
 #include <optional>
 
 namespace kiln::analysis::buffers {
@@ -145,6 +148,41 @@ std::optional<StateUpdate> stateUpdate(const ir::Computation &body,
   return result;
 }
 
+/// Whether `body` has an order in which every update's old-value readers
+/// run before it: two updates may each read the other's old value
+/// (a2 = a + b, b2 = a * b), and then at most one of them can be in place.
+bool orderable(const ir::Computation &body,
+               const std::vector<StateUpdate> &updates) {
+  std::map<const Instruction *, std::vector<const Instruction *>> next;
+  std::map<const Instruction *, size_t> waiting;
+  for (const Instruction *instruction : body.instructions()) {
+    waiting[instruction] += 0;
+    for (const Instruction *operand : instruction->operands()) {
+      next[operand].push_back(instruction);
+      ++waiting[instruction];
+    }
+  }
+  for (const StateUpdate &update : updates)
+    for (const Instruction *reader : update.readsFirst) {
+      next[reader].push_back(update.update);
+      ++waiting[update.update];
+    }
+  std::vector<const Instruction *> ready;
+  for (const auto &[instruction, count] : waiting)
+    if (count == 0)
+      ready.push_back(instruction);
+  size_t ordered = 0;
+  while (!ready.empty()) {
+    const Instruction *instruction = ready.back();
+    ready.pop_back();
+    ++ordered;
+    for (const Instruction *user : next[instruction])
+      if (--waiting[user] == 0)
+        ready.push_back(user);
+  }
+  return ordered == waiting.size();
+}
+
 } // namespace
 
 std::vector<StateUpdate> stateUpdates(const ir::Computation &body) {
@@ -153,8 +191,12 @@ std::vector<StateUpdate> stateUpdates(const ir::Computation &body) {
   if (!root || root->opcode() != Opcode::Tuple)
     return updates;
   for (size_t i = 0; i < root->operandCount(); ++i)
-    if (std::optional<StateUpdate> update = stateUpdate(body, int64_t(i)))
+    if (std::optional<StateUpdate> update = stateUpdate(body, int64_t(i))) {
+      // One that would order the body in a cycle keeps its copy instead.
       updates.push_back(*update);
+      if (!orderable(body, updates))
+        updates.pop_back();
+    }
   return updates;
 }
 
