@@ -186,6 +186,12 @@ Error Builder::classify(const Instruction *instruction) {
     inPlace_[{instruction, -1}] = {entry_.parameter(0), update->index};
     return Error::success();
   }
+  if (const StateUpdate *update = viewedStateUpdate(instruction)) {
+    // Reads the state slice the update wrote: row-major either way.
+    inPlace_[{instruction, -1}] = {entry_.parameter(0), update->index};
+    stateViews_.push_back({instruction, update->index});
+    return Error::success();
+  }
   auto host = hosts_.find({instruction, -1});
   if (host != hosts_.end())
     // Lives in its consumer's slice (aliasConsumerHosts, once placed).
@@ -571,7 +577,8 @@ Error Builder::run(std::vector<const Instruction *> &schedule,
   // Values already in place elsewhere neither take nor give a host's bytes.
   ConsumerHosts hosts =
       consumerHosts(entry_, [&](const Instruction *instruction) {
-        return stateUpdateOf(instruction) || viewedArgument(instruction);
+        return stateUpdateOf(instruction) || viewedArgument(instruction) ||
+               viewedStateUpdate(instruction);
       });
   hosts_ = hosts.hostOf;
   for (const Instruction *instruction : entry_.instructions())

@@ -24,17 +24,18 @@ namespace kiln::analysis::buffers {
 
 using ir::Instruction;
 
-/// A while body's dynamic-update-slice that writes loop state element
-/// `index` in place, and the other reads of the old value, which must run
-/// before it.
+/// A while body's update of loop state element `index` written in place (a
+/// dynamic-update-slice of it, or an elementwise op or loop fusion reading
+/// it at its own index), and the other reads of the old value, which must
+/// run before it.
 struct StateUpdate {
   const Instruction *update = nullptr;
   int64_t index = 0;
   std::vector<const Instruction *> readsFirst;
 };
 
-/// Every root element of while body `body` that a dynamic-update-slice
-/// can write in place (LoopStateUpdates.cpp).
+/// Every root element of while body `body` that its update can write in
+/// place (LoopStateUpdates.cpp).
 std::vector<StateUpdate> stateUpdates(const ir::Computation &body);
 
 /// Values computed straight into their only consumer's slice.
@@ -128,6 +129,7 @@ private:
   void keepRootLive(int64_t end);
   Error aliasParameter(const ir::Computation &callee, ValueRef received);
   const StateUpdate *stateUpdateOf(const Instruction *instruction) const;
+  const StateUpdate *viewedStateUpdate(const Instruction *instruction) const;
   void aliasStateUpdates();
   const Instruction *viewedArgument(const Instruction *instruction) const;
   void ownHostsFromGuests(
@@ -154,6 +156,8 @@ private:
   std::vector<ValueRef> placed_;
   bool winograd_; // Winograd scratch for the convolutions that get it
   std::vector<StateUpdate> stateUpdates_; // a while body's, in place
+  /// Reshapes reading an in-place update's state slice, with its index.
+  std::vector<std::pair<const Instruction *, int64_t>> stateViews_;
   /// Values computed in their consumer's slice -> that slice's value.
   std::map<ValueRef, ValueRef> hosts_;
   /// The instructions whose values the root returns.

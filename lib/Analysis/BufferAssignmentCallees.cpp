@@ -111,12 +111,30 @@ Builder::stateUpdateOf(const Instruction *instruction) const {
   return nullptr;
 }
 
+/// The in-place update whose state slice reshape `instruction` reads in
+/// place: its operand is that update or such a view, and no root element
+/// is it. The slice holds the update's value until the next iteration
+/// writes it, after every read of this one.
+const StateUpdate *
+Builder::viewedStateUpdate(const Instruction *instruction) const {
+  if (instruction->opcode() != Opcode::Reshape ||
+      rootInstructions_.count(instruction))
+    return nullptr;
+  const Instruction *operand = instruction->operand(0);
+  if (const StateUpdate *update = stateUpdateOf(operand))
+    return update;
+  return viewedStateUpdate(operand);
+}
+
 /// An in-place update takes the slice its body's parameter element has
-/// (the while's state element), so the while's copy-back skips it.
+/// (the while's state element), so the while's copy-back skips it; a
+/// reshape viewing it takes the same slice and moves nothing.
 void Builder::aliasStateUpdates() {
   for (const StateUpdate &update : stateUpdates_)
     slices_[{update.update, -1}] =
         slices_.at({entry_.parameter(0), update.index});
+  for (const auto &[view, index] : stateViews_)
+    slices_[{view, -1}] = slices_.at({entry_.parameter(0), index});
 }
 
 /// A callee's root values are copied out (into the loop state or the

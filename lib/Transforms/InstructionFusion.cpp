@@ -15,7 +15,9 @@
 //   - every user of P is a member the fusion replaces (no duplication), or
 //   - P is cheap: the group then computes its own copy of P and P stays
 //     for its other users. An expensive P (ir::CostClass::Expensive: exp,
-//     log, tanh, divide, power, ...) is never duplicated.
+//     log, tanh, divide, power, ...) is never duplicated, and neither is
+//     the operand of a lone reshape (buffer assignment may read it in
+//     place, so the reshape costs nothing).
 //
 // A reduce-window, and a reduce over the innermost dimension, accumulate
 // one element at a time, so an expensive producer fused into them would
@@ -262,6 +264,12 @@ private:
   }
 
   bool growDuplicates(Group &group) {
+    // A lone reshape moves no data when it reads its operand in place (a
+    // consumer host, a view of loop state): recomputing the operand would
+    // only add a kernel and a pass over it.
+    if (group.root()->opcode() == Opcode::Reshape &&
+        group.members().size() == 1)
+      return false;
     bool grew = false;
     forEachCandidate(group, [&](Instruction *operand, bool underConcatenate) {
       if (group.contains(operand))
