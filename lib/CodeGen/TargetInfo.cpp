@@ -102,6 +102,22 @@ bool isInOrderAArch64(std::string_view cpu) {
   return cpu == "cortex-a53" || cpu == "cortex-a55";
 }
 
+/// Targets whose 128-bit IR vectors are four scalar registers (see
+/// setScalarFpu): the only ones with 8 "vector" registers.
+bool hasScalarFpu(const TargetInfo &info) {
+  return !info.isX86 && !info.isAArch64 && info.vectorRegisters == 8;
+}
+
+/// Rows of the register tile on a scalar FPU (Cortex-M4F/M7/M33, VFP-only
+/// ARM, RISC-V without V), one 4-column vector wide: there a broadcast A
+/// value is one scalar register, not a vector, so the 32 registers hold
+/// MR x 4 accumulators, the 4 B values of a step and MR A values.
+/// 5 x 4 makes 20 multiply-adds per 9 loads (2 x 8: 16 per 10).
+int64_t scalarFpuRows(const TargetInfo &info, int64_t lanes) {
+  int64_t scalars = int64_t(info.vectorRegisters) * lanes;
+  return std::clamp<int64_t>((scalars - lanes) / (lanes + 1), 1, 14);
+}
+
 int64_t roundDown(int64_t value, int64_t multiple) {
   return std::max(multiple, value / multiple * multiple);
 }
@@ -156,7 +172,7 @@ GemmTile TargetInfo::gemmTile(int64_t elementBytes, int64_t m, int64_t n,
   tile.lanes = std::max<int64_t>(1, lanes(elementBytes));
   // Vectors per row of the tile: two on x86 (AVX-512 14x32, AVX2 6x16, the
   // classic tiles), four on NEON, whose 128-bit vectors are narrow.
-  int64_t vectors = isAArch64 ? 4 : 2;
+  int64_t vectors = isAArch64 ? 4 : hasScalarFpu(*this) ? 1 : 2;
   // Narrow outputs use fewer vectors (and more rows): packed weights are
   // zero-padded to NR columns, so NR never exceeds N rounded up to lanes.
   int64_t columnVectors =
@@ -165,7 +181,8 @@ GemmTile TargetInfo::gemmTile(int64_t elementBytes, int64_t m, int64_t n,
   // Keep one register for the A broadcast and one spare; without FMA every
   // step needs a product temporary as well.
   int64_t budget = int64_t(vectorRegisters) - vectors - 2 - (fma ? 0 : 2);
-  tile.mr = std::clamp<int64_t>(budget / vectors, 1, 14);
+  tile.mr = hasScalarFpu(*this) ? scalarFpuRows(*this, tile.lanes)
+                                : std::clamp<int64_t>(budget / vectors, 1, 14);
   if (isAArch64 && isInOrderAArch64(cpu)) {
     // An in-order core cannot load a register while an FMA still reads
     // it: give every row its own A register, loaded a vector (lanes K

@@ -37,6 +37,9 @@ CORES = [('cortex-m4', 'mps2-an386'), ('cortex-m7', 'mps2-an500')]
 MCA_ITERATIONS = 100
 MULTI_REGISTER = re.compile(r'^(v?ldm\w*|v?stm\w*|v?push|v?pop)(\.w)?\b')
 M4_TAKEN_BRANCH_REFILL = 2
+BRANCH = re.compile(r'^(bl?x?|cbn?z)(eq|ne|cs|hs|cc|lo|mi|pl|vs|vc|hi|ls|ge|lt|gt|le|al)?'
+                    r'(\.[wn])?$')  # not bkpt, bic, bfi
+IT = re.compile(r'^it[te]*\s')
 FP_MULTIPLY_ADD = re.compile(r'^v(fm|ml)[as]\.f32\b')
 HOT_BLOCKS = 6  # the blocks listed per core, most cycles first
 ANCHORS = [('TFLite Micro + CMSIS-NN (int8, real M4 at 120 MHz)', 8.2),
@@ -126,7 +129,7 @@ def disassembly(elf, cpu):
     for m in re.finditer(r'^\s*([0-9a-f]+):\s((?:[0-9a-f]{4} ?)+)\s*\t(\S+)(?:\t(.*))?$', text, re.M):
         mnemonic, operands = m[3], (m[4] or '')
         operands = re.sub(r'\s*@.*$', '', operands)
-        if re.match(r'^(b|bl|cbn?z)', mnemonic):  # branch targets become a local label
+        if BRANCH.match(mnemonic):  # branch targets become a local label
             operands = re.sub(r'0x[0-9a-f]+(\s*<[^>]*>)?', '9f', operands)
         out[int(m[1], 16)] = (f'{mnemonic}\t{operands}'.strip(), 2 * len(m[2].split()))
     return out, functions
@@ -141,11 +144,24 @@ def function_of(functions, pc):
     return name
 
 
+def it_complete(pc, lines, code):
+    """A block's lines with every IT block whole, as llvm-mca's assembler requires: qemu may end
+    a block right after an IT, whose conditional instructions then start the next block. The
+    dangling IT is dropped and the next block gets it back (IT is not modeled either way)."""
+    if lines and IT.match(lines[-1]):
+        lines = lines[:-1]
+    before = code.get(pc - 2)
+    if before and IT.match(before[0]):
+        lines = [before[0]] + lines
+    return lines
+
+
 def mca_cycles(blocks, code, cpu, wanted):
     """{pc: cycles per execution} from one llvm-mca run with a region per block; regions it
     cannot read are dropped and retried without."""
     regions = {pc: [code[a][0] for a, _ in blocks[pc] if a in code] for pc in wanted}
-    regions = {pc: lines for pc, lines in regions.items() if len(lines) == len(blocks[pc])}
+    regions = {pc: it_complete(pc, lines, code) for pc, lines in regions.items()
+               if len(lines) == len(blocks[pc])}
     while regions:
         source, line_of = [], {}
         for pc, lines in regions.items():

@@ -72,6 +72,29 @@ TEST_CASE("RISC-V 64: F and D fuse, V gives 32 vector registers",
   CHECK(rvv.vectorRegisters == 32);
 }
 
+TEST_CASE("Scalar FPUs get a 5x4 f32 GEMM tile, NEON keeps two vectors",
+          "[target][codegen]") {
+  // A broadcast A value is one S register on a scalar FPU: 5 x 4
+  // accumulators + 4 B + 5 A values = 29 of the 32 single registers.
+  for (const auto &[triple, cpu] :
+       {std::pair<std::string, std::string>{"thumbv7em-none-eabihf", ""},
+        {"thumbv7em-none-eabihf", "cortex-m7"},
+        {"armv7a-linux-gnueabihf", "generic"},
+        {"riscv64-linux-gnu", ""}}) {
+    codegen::GemmTile tile = infoFor(triple, cpu).gemmTile(4, 125, 64, 64);
+    INFO(triple << " " << cpu);
+    CHECK(tile.mr == 5);
+    CHECK(tile.nr == 4);
+  }
+  // f64 on VFPv3-D16: 16 D registers, 4 x 2 accumulators.
+  codegen::GemmTile f64 =
+      infoFor("armv7a-linux-gnueabihf", "generic").gemmTile(8, 125, 64, 64);
+  CHECK(f64.mr == 4);
+  CHECK(f64.nr == 2);
+  // NEON's quad registers: two vectors per row, as on x86.
+  CHECK(infoFor("armv7a-linux-gnueabihf", "").gemmTile(4, 125, 64, 64).nr == 8);
+}
+
 TEST_CASE("x86-64 and AArch64 keep their facts", "[target][codegen]") {
   codegen::TargetInfo sse = infoFor("x86_64-linux-gnu", "x86-64");
   CHECK_FALSE(sse.fma);

@@ -1,8 +1,11 @@
 //===- KernelSupport.cpp - Building blocks of the contraction kernels ----===//
 #include "KernelSupport.h"
 
+#include <algorithm>
+
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Intrinsics.h>
+#include <llvm/IR/Module.h>
 
 namespace kiln::codegen::kernels {
 
@@ -122,9 +125,20 @@ emitCarriedLoop(EmitterContext &ctx, Value *begin, Value *end, int64_t step,
       llvm::BasicBlock::Create(ctx.context(), name + ".loop", function);
   llvm::BasicBlock *exit =
       llvm::BasicBlock::Create(ctx.context(), name + ".exit", function);
+  // On a 32-bit target an i64 counter costs an adds/adc pair and a
+  // two-word compare per iteration: count in pointer width there and give
+  // the body the index sign-extended (InstCombine folds the extension
+  // into the i32 address arithmetic). Kernel ranges index one object, so
+  // they fit in 31 bits on a target whose address space is 32 bits.
+  llvm::Type *counterType = b.getIntNTy(
+      std::min(64u, ctx.module().getDataLayout().getPointerSizeInBits()));
+  if (counterType != begin->getType()) {
+    begin = b.CreateTrunc(begin, counterType);
+    end = b.CreateTrunc(end, counterType);
+  }
   b.CreateBr(loop);
   b.SetInsertPoint(loop);
-  llvm::PHINode *index = b.CreatePHI(b.getInt64Ty(), 2, name);
+  llvm::PHINode *index = b.CreatePHI(counterType, 2, name);
   index->addIncoming(begin, preheader);
   std::vector<llvm::PHINode *> phis;
   std::vector<Value *> carried;
@@ -134,13 +148,20 @@ emitCarriedLoop(EmitterContext &ctx, Value *begin, Value *end, int64_t step,
     phis.push_back(phi);
     carried.push_back(phi);
   }
-  Expected<std::vector<Value *>> next = body(index, carried);
+  Value *bodyIndex = counterType == b.getInt64Ty()
+                         ? static_cast<Value *>(index)
+                         : b.CreateSExt(index, b.getInt64Ty());
+  Expected<std::vector<Value *>> next = body(bodyIndex, carried);
   if (!next)
     return next.takeError();
   llvm::BasicBlock *latch = b.GetInsertBlock();
   for (size_t i = 0; i < phis.size(); ++i)
     phis[i]->addIncoming((*next)[i], latch);
-  Value *following = b.CreateNUWAdd(index, ctx.i64(step));
+  // No signed wrap either when narrowed, so SCEV sees through the sext.
+  bool narrowed = counterType != b.getInt64Ty();
+  Value *following =
+      b.CreateAdd(index, llvm::ConstantInt::get(counterType, step), "",
+                  /*HasNUW=*/true, /*HasNSW=*/narrowed);
   index->addIncoming(following, latch);
   llvm::BranchInst *latchBranch =
       b.CreateCondBr(b.CreateICmpSLT(following, end), loop, exit);
