@@ -275,11 +275,21 @@ std::optional<DimMap> moveDimMap(TfNodeContext &ctx) {
     };
   }
   if (op == "StridedSlice") {
-    return [](int64_t d, Value in, Value out) {
-      return in->shape().rank() == out->shape().rank() &&
+    // The dim is kept whole when its extent is unchanged and it is walked
+    // forward (a reversal would move the padding to the front); masks that
+    // add, drop or skip dims are not followed.
+    std::optional<std::vector<int64_t>> strides =
+        GraphBuilder::constantInts(ctx.input(3));
+    bool plain = strides && !ctx.attrInt("ellipsis_mask", 0) &&
+                 !ctx.attrInt("new_axis_mask", 0) &&
+                 !ctx.attrInt("shrink_axis_mask", 0);
+    return [plain, strides](int64_t d, Value in, Value out) {
+      bool forward = plain && (size_t(d) >= strides->size() ||
+                               (*strides)[size_t(d)] == 1);
+      return forward && in->shape().rank() == out->shape().rank() &&
                      in->shape().dim(size_t(d)) == out->shape().dim(size_t(d))
                  ? d
-                 : -1;
+                 : int64_t(-1);
     };
   }
   return std::nullopt;
