@@ -15,13 +15,14 @@ PACKAGES=(
   g++-aarch64-linux-gnu qemu-user               # AArch64 cross tests
   gcc-arm-linux-gnueabihf libc6-dev-armhf-cross # 32-bit ARM Linux e2e (qemu-arm)
   gcc-riscv64-linux-gnu libc6-dev-riscv64-cross # RISC-V 64 e2e (qemu-riscv64)
+  libgcc-12-dev-armel-cross                     # ARMv6 e2e: ARMv5TE run-time helpers (armhf's are Thumb-2)
   lld qemu-system-arm                           # Android v7a harness; Cortex-M boards
   python3-protobuf                              # TF.js / ONNX Runtime references (test/models, test/tf-ops)
   zlib1g-dev dataset-fashion-mnist              # MNIST softmax sample
   pkg-config                                    # the kiln-runtime.pc test (samples/)
   graphviz                                      # SVG of --emit dot (optional at run time)
   clang-19 libclang-rt-19-dev                   # sanitizer build and libFuzzer (fuzz/)
-  lld qemu-system-arm                           # the Cortex-M sample: link, run on mps2 boards
+  lld qemu-system-arm                           # the Cortex-M sample: link, run on MPS2/MPS3 boards (M4, M7, M33, M55)
 )
 
 missing=()

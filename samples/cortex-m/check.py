@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""check.py - the Cortex-M sample as a test (ctest: samples-cortex-m4, samples-cortex-m7).
+"""check.py - the Cortex-M sample as a test (ctest: samples-cortex-m4, -m7, -m33, -m55, -m55-mve).
 
 Builds samples/cortex-m with its Makefile (--build make) or its CMakeLists.txt and the installed
 kiln package (--build cmake: kiln_add_model, toolchain-cortex-m.cmake), runs app.elf under
@@ -12,12 +12,14 @@ qemu-system-arm, and checks:
     sample provides (aeabi.c, libm.c), and the link uses no other library (-nostdlib); the
     manifest's required_symbols lists exactly them; and no instruction of it is
     double-precision (.f64: the M4's FPU has none);
+  - with --features (`kiln compile --features`, e.g. +mve.fp on the M55): the manifest lists
+    them, and with +mve/+mve.fp kws.o has Helium instructions (vector Q registers);
   - with --oversize: a 256-channel model is refused by `kiln compile --max-flash` writing
     nothing, and without the kiln-side limits the link fails against mps2.ld's regions.
 Exits 77 (ctest: skipped) only when qemu-system-arm is not installed.
 
-Usage: check.py --kiln PREFIX/bin/kiln --work DIR [--cpu cortex-m4 --machine mps2-an386]
-                [--build make|cmake] [--oversize]
+Usage: check.py --kiln PREFIX/bin/kiln --work DIR [--cpu cortex-m4 [--machine mps2-an386]]
+                [--features +mve.fp] [--build make|cmake] [--oversize]
 """
 import argparse
 import json
@@ -32,8 +34,15 @@ import numpy as np
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SKIPPED = 77
-FLASH = (0x00000000, 512 * 1024)  # mps2.ld's regions
-RAM = (0x20000000, 128 * 1024)
+# mps2.ld's regions (start, size): FLASH and RAM, where the Makefile puts them on each board.
+PART_FLASH, PART_RAM = 512 * 1024, 128 * 1024
+REGIONS = {'mps2-an505': ((0x10000000, PART_FLASH), (0x38000000, PART_RAM))}
+DEFAULT_REGIONS = ((0x00000000, PART_FLASH), (0x20000000, PART_RAM))
+TRIPLES = {'cortex-m4': 'thumbv7em-none-eabihf', 'cortex-m7': 'thumbv7em-none-eabihf',
+           'cortex-m33': 'thumbv8m.main-none-eabihf',
+           'cortex-m55': 'thumbv8.1m.main-none-eabihf'}
+MACHINES = {'cortex-m4': 'mps2-an386', 'cortex-m7': 'mps2-an500', 'cortex-m33': 'mps2-an505',
+            'cortex-m55': 'mps3-an547'}
 RTOL, ATOL = 1e-4, 1e-6
 
 
@@ -54,7 +63,8 @@ def run(cmd, expect_ok=True):
 
 def make(args, build, *variables, target='all', expect_ok=True):
     return run(['make', '--no-print-directory', '-C', HERE, f'KILN={args.kiln}', f'BUILD={build}',
-                f'CPU={args.cpu}', f'MACHINE={args.machine}', *variables, target], expect_ok)
+                f'CPU={args.cpu}', f'MACHINE={args.machine}', f'FEATURES={args.features}',
+                *variables, target], expect_ok)
 
 
 def qemu(args, elf):
@@ -119,14 +129,15 @@ def inside(region, address, size):
     return region[0] <= address and address + size <= region[0] + region[1]
 
 
-def check_placement(build):
+def check_placement(args, build):
+    flash, ram = REGIONS.get(args.machine, DEFAULT_REGIONS)
     placed = sections(os.path.join(build, 'app.elf'))
     arena = re.search(r'#define KWS_ARENA_SIZE (\d+)', open(os.path.join(build, 'kws.h')).read())
     weights = placed.get('.kiln_weights')
-    if not weights or not inside(FLASH, *weights) or weights[1] < 20000 * 4:
+    if not weights or not inside(flash, *weights) or weights[1] < 20000 * 4:
         raise Failure(f'.kiln_weights is not the weights in flash: {placed}')
     bss = placed.get('.bss')
-    if not bss or not inside(RAM, *bss) or bss[1] < int(arena[1]):
+    if not bss or not inside(ram, *bss) or bss[1] < int(arena[1]):
         raise Failure(f'.bss does not hold the {arena[1]}-byte arena in RAM: {placed}')
     print(f'weights: {weights[1]} bytes in flash at 0x{weights[0]:x}; arena of {arena[1]} bytes '
           f'in .bss ({bss[1]} bytes) in RAM at 0x{bss[0]:x}')
@@ -150,12 +161,33 @@ def check_undefined(build):
 
 
 def check_single_precision(args, build):
-    code = run(['llvm-objdump-19', '-d', '--triple=thumbv7em-none-eabihf', f'--mcpu={args.cpu}',
-                os.path.join(build, 'kws.o')])
+    code = disassemble(args, build)
     doubles = re.findall(r'^\s*[0-9a-f]+:.*\t(v[\w.]*\.f64\b.*)$', code, re.M)
     if doubles:
         raise Failure(f'kws.o has double-precision instructions: {doubles[:5]}')
     print('kws.o: no double-precision instruction')
+
+
+def disassemble(args, build):
+    mattr = [f'--mattr={args.features}'] if args.features else []
+    return run(['llvm-objdump-19', '-d', f'--triple={TRIPLES[args.cpu]}', f'--mcpu={args.cpu}',
+                *mattr, os.path.join(build, 'kws.o')])
+
+
+def check_features(args, build):
+    """The manifest records --features, and a Helium build really has vector code."""
+    listed = json.load(open(os.path.join(build, 'kws.json')))['target']['features'].split(',')
+    wanted = args.features.split(',')
+    # --features comes last (after the CPU's own), so it wins: the manifest ends with it.
+    if listed[-len(wanted):] != wanted:
+        raise Failure(f'kws.json target.features does not end with {wanted}: {listed}')
+    if not {'+mve', '+mve.fp'} & set(wanted):
+        return
+    vector = re.findall(r'^\s*[0-9a-f]+:.*\t(v\w*(?:\.\w+)*\s+q\d.*)$',
+                        disassemble(args, build), re.M)
+    if not vector:
+        raise Failure(f'kws.o was compiled with {args.features} but has no Helium instruction')
+    print(f'kws.o: {len(vector)} Helium instructions, e.g. {vector[0].strip()}')
 
 
 def check_oversize(args, work):
@@ -176,10 +208,16 @@ def main():
     parser.add_argument('--kiln', required=True)
     parser.add_argument('--work', required=True)
     parser.add_argument('--cpu', default='cortex-m4')
-    parser.add_argument('--machine', default='mps2-an386')
+    parser.add_argument('--machine', default='', help='qemu board (default: the core\'s)')
+    parser.add_argument('--features', default='', help='kiln compile --features')
     parser.add_argument('--build', choices=['make', 'cmake'], default='make')
     parser.add_argument('--oversize', action='store_true')
     args = parser.parse_args()
+    if args.cpu not in TRIPLES:
+        parser.error(f'--cpu {args.cpu}: expected one of {", ".join(TRIPLES)}')
+    args.machine = args.machine or MACHINES[args.cpu]
+    if args.build == 'cmake' and (args.features or args.machine in REGIONS):
+        parser.error('--build cmake builds the mps2.ld default layout without --features')
     if not shutil.which('qemu-system-arm'):
         print('SKIP: qemu-system-arm is not installed (scripts/install-deps.sh installs it)')
         return SKIPPED
@@ -190,15 +228,18 @@ def main():
     try:
         output = build_and_run(args, build)
         check_against_evaluator(args, build, parse_results(output))
-        check_placement(build)
+        check_placement(args, build)
         check_undefined(build)
         check_single_precision(args, build)
+        if args.features:
+            check_features(args, build)
         if args.oversize:
             check_oversize(args, work)
     except Failure as e:
         print(f'FAIL: {e}', flush=True)
         return 1
-    print(f'PASS: {args.cpu} on {args.machine}, built with {args.build}')
+    features = f' --features {args.features}' if args.features else ''
+    print(f'PASS: {args.cpu}{features} on {args.machine}, built with {args.build}')
     return 0
 
 

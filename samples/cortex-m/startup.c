@@ -1,4 +1,4 @@
-/* startup.c - what runs before main on a Cortex-M4F/M7 with no vendor SDK: the vector table,
+/* startup.c - what runs before main on a Cortex-M4F/M7/M33/M55 with no vendor SDK: the vector table,
  * and a reset handler that enables the FPU, copies .data from flash, zeroes .bss, runs main and
  * reports its status through semihosting. Symbols come from mps2.ld. */
 #include "semihosting.h"
@@ -18,7 +18,8 @@ static void fault_handler(void) {
   semihosting_exit(2);
 }
 
-/* Coprocessor Access Control: CP10 and CP11 (the FPU) full access, bits 20-23. */
+/* Coprocessor Access Control: CP10 and CP11 (the FPU, and on the M55 Helium too) full access,
+ * bits 20-23. The M33 and M55 start in the Secure state: this is the Secure CPACR. */
 #define CPACR (*(volatile uint32_t *)0xE000ED88u)
 
 /* Runs before the FPU is on, so it must not touch floating-point registers: clang only uses them
@@ -33,8 +34,9 @@ void reset_handler(void) {
   semihosting_exit(main());
 }
 
-/* The Armv7-M vector table: initial stack pointer, then reset and the 14 system exceptions;
- * the sample enables no device interrupt, so none follow. */
+/* The vector table: initial stack pointer, then reset and the 14 system exceptions; the sample
+ * enables no device interrupt, so none follow. Slot 7 is reserved on Armv7-M and SecureFault on
+ * Armv8-M (M33, M55). */
 __attribute__((section(".vectors"), used)) static void (*const vectors[16])(void) = {
     (void (*)(void))__stack_top,
     reset_handler,
@@ -43,7 +45,8 @@ __attribute__((section(".vectors"), used)) static void (*const vectors[16])(void
     fault_handler, /* MemManage */
     fault_handler, /* BusFault */
     fault_handler, /* UsageFault */
-    0, 0, 0, 0,    /* reserved */
+    fault_handler, /* SecureFault (Armv8-M) */
+    0, 0, 0,       /* reserved */
     fault_handler, /* SVCall */
     fault_handler, /* DebugMonitor */
     0,             /* reserved */
