@@ -55,6 +55,9 @@ FREESTANDING = os.path.join(HERE, 'freestanding')
 ANDROID_CC = ['clang-19', '--target=armv7-none-linux-androideabi21',
               '-mfloat-abi=softfp', '-mfpu=neon', '-ffreestanding',
               '-nostdlib', '-isystem', FREESTANDING]
+ARMV6_CC = ['clang-19', '--target=armv6-linux-gnueabihf', '-mcpu=arm1176jzf-s',
+            '-mfpu=vfpv2', '-mfloat-abi=hard', '-ffreestanding', '-nostdlib',
+            '-isystem', FREESTANDING]
 
 FLAVOURS = {
     # name: (triple, C compiler, link-only flags, runner prefix); the
@@ -83,15 +86,40 @@ FLAVOURS = {
                      os.path.join(FREESTANDING, 'libc.c'),
                      '@libgcc-armhf'],
                     ['qemu-arm', '-cpu']),
+    # ARMv6 (Raspberry Pi 1 / Zero) on the same freestanding driver: Debian's
+    # armhf libc and libgcc are ARMv7 (Thumb-2) code an ARM1176 cannot run.
+    # The run-time ABI helpers come from Debian's armel libgcc instead
+    # (ARMv5TE, ARM state): the __aeabi_* functions use the base procedure
+    # call standard (core registers) under both float ABIs, so they serve
+    # hard-float code as they are.
+    'armv6': ('armv6-linux-gnueabihf', ARMV6_CC,
+              ['-static', '-fuse-ld=lld', os.path.join(FREESTANDING, 'libc.c'),
+               '@libgcc-armel'],
+              ['qemu-arm', '-cpu']),
 }
 
+# The '@libgcc-*' link flags: the libgcc.a of a Debian cross GCC (its path has
+# the GCC version; clang finds it), and the package that installs it
+# (scripts/install-deps.sh installs both).
+LIBGCC = {'@libgcc-armhf': ('arm-linux-gnueabihf', 'libgcc-12-dev-armhf-cross'),
+          '@libgcc-armel': ('arm-linux-gnueabi', 'libgcc-12-dev-armel-cross')}
+
+
+def libgcc_path(flag):
+    triple, package = LIBGCC[flag]
+    path = run(['clang-19', f'--target={triple}', '--rtlib=libgcc',
+                '-print-libgcc-file-name']).strip()
+    if not os.path.isfile(path):
+        raise SystemExit(f'no libgcc for {triple} (found {path!r}): install '
+                         f'{package} (scripts/install-deps.sh)')
+    return path
+
 # The qemu CPU that runs each kiln --cpu ('' = the triple's default CPU):
-# the VFPv3-D16 baseline (generic) on a Cortex-A9. ARMv6 (arm1176jzf-s) code
-# is not run: Debian's armhf libc and libgcc, which the driver and the
-# run-time helpers come from, are ARMv7 code an ARM1176 cannot execute.
+# the VFPv3-D16 baseline (generic) on a Cortex-A9, ARMv6 on an ARM1176.
 # RISC-V code with +v is run with --qemu-cpu rv64,v=true,vlen=N instead.
 QEMU_CPUS = {
     'android-v7a': {'': 'cortex-a9', 'generic': 'cortex-a9'},
+    'armv6': {'': 'arm1176', 'arm1176jzf-s': 'arm1176'},
     'cortex-m4': {'': 'cortex-a7', 'cortex-m4': 'cortex-a7'},
     'armv7a': {'': 'cortex-a7', 'cortex-a7': 'cortex-a7',
                'generic': 'cortex-a9', 'cortex-a9': 'cortex-a9',
@@ -106,6 +134,7 @@ QEMU_CPUS = {
 RUNTIME_SYMBOLS = {
     'armv7a': re.compile(r'__aeabi_\w+'),
     'android-v7a': re.compile(r'__aeabi_\w+'),
+    'armv6': re.compile(r'__aeabi_\w+'),
     # f64 square roots on a single-precision FPU are libm's sqrt.
     'cortex-m4': re.compile(r'__aeabi_\w+|sqrt'),
     'riscv64': re.compile(r'__(mul|div|mod|udiv|umod)di3'),
@@ -285,10 +314,7 @@ class Harness:
     def __init__(self, opts):
         self.opts = opts
         self.triple, self.cc, ldflags, self.runner = FLAVOURS[opts.arch]
-        # The cross GCC knows where its libgcc is (the path has its version).
-        self.ldflags = [run(['arm-linux-gnueabihf-gcc',
-                             '-print-libgcc-file-name']).strip()
-                        if f == '@libgcc-armhf' else f for f in ldflags]
+        self.ldflags = [libgcc_path(f) if f in LIBGCC else f for f in ldflags]
         if self.runner[-1:] == ['-cpu']:
             qemu_cpu = opts.qemu_cpu or QEMU_CPUS[opts.arch].get(opts.cpu)
             if not qemu_cpu:
