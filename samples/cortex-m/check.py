@@ -12,8 +12,9 @@ qemu-system-arm, and checks:
     sample provides (aeabi.c, libm.c), and the link uses no other library (-nostdlib); the
     manifest's required_symbols lists exactly them; and no instruction of it is
     double-precision (.f64: the M4's FPU has none);
-  - with --features (`kiln compile --features`, e.g. +mve.fp on the M55): the manifest lists
-    them, and with +mve/+mve.fp kws.o has Helium instructions (vector Q registers);
+  - with --features (`kiln compile --features`, e.g. +mve.fp on the M55): the manifest's
+    target.features ends with them, and with +mve/+mve.fp kws.o has Helium instructions
+    (vector Q registers);
   - with --oversize: a 256-channel model is refused by `kiln compile --max-flash` writing
     nothing, and without the kiln-side limits the link fails against mps2.ld's regions.
 Exits 77 (ctest: skipped) only when qemu-system-arm is not installed.
