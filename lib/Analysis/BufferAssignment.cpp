@@ -463,11 +463,13 @@ void Builder::keepWriteBacksLive(int64_t end) {
 /// before that argument is overwritten: it gets bytes of its own above the
 /// rest of the arena (rare: a swap or an assignment between variables).
 bool Builder::needsStaging(const WriteBack &writeBack) const {
-  if (writeBack.unchanged ||
-      slices_.at(writeBack.value).kind != BufferKind::Arg)
+  const BufferSlice &slice = slices_.at(writeBack.value);
+  if (writeBack.unchanged || slice.kind != BufferKind::Arg)
     return false;
+  // The value may be the argument itself or a view of its bytes (a
+  // reshape, a loop state element no trip changes): compare buffers.
   for (const WriteBack &other : writeBacks_)
-    if (other.target.instruction == writeBack.value.instruction)
+    if (other.target.instruction->parameterNumber() == slice.index)
       return true;
   return false;
 }
