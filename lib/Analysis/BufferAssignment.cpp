@@ -209,10 +209,17 @@ Error Builder::classify(const Instruction *instruction) {
         return makeError("buffer assignment: '{}' has a nested tuple element",
                          instruction->name());
       ValueRef value{instruction, int64_t(i)};
-      if (auto elementHost = hosts_.find(value); elementHost != hosts_.end())
+      if (const Instruction *argument = argumentStateElement(value)) {
+        // Loop state no trip writes, read where the caller's argument is.
+        inPlace_[value] = {argument, -1};
+        slices_[value] = {BufferKind::Arg, argument->parameterNumber(), 0,
+                          element.byteSize()};
+      } else if (auto elementHost = hosts_.find(value);
+                 elementHost != hosts_.end()) {
         inPlace_[value] = elementHost->second;
-      else
+      } else {
         addArenaValue(value, element.byteSize(), instruction);
+      }
     }
   }
   if (instruction->opcode() == Opcode::Sort)
@@ -456,11 +463,13 @@ void Builder::keepWriteBacksLive(int64_t end) {
 /// before that argument is overwritten: it gets bytes of its own above the
 /// rest of the arena (rare: a swap or an assignment between variables).
 bool Builder::needsStaging(const WriteBack &writeBack) const {
-  if (writeBack.unchanged ||
-      slices_.at(writeBack.value).kind != BufferKind::Arg)
+  const BufferSlice &slice = slices_.at(writeBack.value);
+  if (writeBack.unchanged || slice.kind != BufferKind::Arg)
     return false;
+  // The value may be the argument itself or a view of its bytes (a
+  // reshape, a loop state element no trip changes): compare buffers.
   for (const WriteBack &other : writeBacks_)
-    if (other.target.instruction == writeBack.value.instruction)
+    if (other.target.instruction->parameterNumber() == slice.index)
       return true;
   return false;
 }
@@ -576,10 +585,13 @@ Error Builder::run(std::vector<const Instruction *> &schedule,
     rootInstructions_.insert(value.instruction);
   // Values already in place elsewhere neither take nor give a host's bytes.
   ConsumerHosts hosts =
-      consumerHosts(entry_, [&](const Instruction *instruction) {
-        return stateUpdateOf(instruction) || viewedArgument(instruction) ||
-               viewedStateUpdate(instruction);
-      });
+      consumerHosts(
+          entry_,
+          [&](const Instruction *instruction) {
+            return stateUpdateOf(instruction) || viewedArgument(instruction) ||
+                   viewedStateUpdate(instruction);
+          },
+          [&](ValueRef value) { return argumentStateElement(value) != nullptr; });
   hosts_ = hosts.hostOf;
   for (const Instruction *instruction : entry_.instructions())
     if (Error e = classify(instruction))

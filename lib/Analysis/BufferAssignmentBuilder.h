@@ -49,10 +49,12 @@ struct ConsumerHosts {
 /// The values of `computation` (array instructions and while state
 /// elements) whose only reader is a reshape, or a while's initial state
 /// tuple; `excluded` instructions (already in place elsewhere) are neither
-/// guests nor hosts (ConsumerHosts.cpp).
+/// guests nor hosts, and `excludedValue` values are no guests
+/// (ConsumerHosts.cpp).
 ConsumerHosts
 consumerHosts(const ir::Computation &computation,
-              const std::function<bool(const Instruction *)> &excluded);
+              const std::function<bool(const Instruction *)> &excluded,
+              const std::function<bool(ValueRef)> &excludedValue);
 
 /// The schedules of computations run by while and conditional.
 using CalleeSchedules =
@@ -132,6 +134,7 @@ private:
   const StateUpdate *viewedStateUpdate(const Instruction *instruction) const;
   void aliasStateUpdates();
   const Instruction *viewedArgument(const Instruction *instruction) const;
+  const Instruction *argumentStateElement(ValueRef value) const;
   void ownHostsFromGuests(
       const std::map<ValueRef, const Instruction *> &firstWriter);
   void aliasConsumerHosts();

@@ -17,7 +17,9 @@
 // guest's definition, and aliases the guest's slice to the host's once
 // placed (the Builder members at the end of this file, called from
 // BufferAssignment.cpp); a reshape of an entry parameter instead reads the
-// argument in place (viewedArgument).
+// argument in place (viewedArgument), and so does a top-level while's state
+// element that starts as an entry parameter and that no trip changes
+// (argumentStateElement).
 //
 //===----------------------------------------------------------------------===//
 #include "BufferAssignmentBuilder.h"
@@ -123,11 +125,12 @@ std::vector<ValueRef> candidateGuests(const ir::Computation &computation) {
 
 ConsumerHosts
 consumerHosts(const ir::Computation &computation,
-              const std::function<bool(const Instruction *)> &excluded) {
+              const std::function<bool(const Instruction *)> &excluded,
+              const std::function<bool(ValueRef)> &excludedValue) {
   std::map<ValueRef, ValueRef> direct;
   std::set<ValueRef> fed; // guests another guest is computed into
   for (ValueRef value : candidateGuests(computation)) {
-    if (excluded(value.instruction))
+    if (excluded(value.instruction) || excludedValue(value))
       continue;
     if (std::optional<ValueRef> host =
             directHost(computation, value, excluded)) {
@@ -164,6 +167,34 @@ Builder::viewedArgument(const Instruction *instruction) const {
   if (operand->opcode() == Opcode::Parameter)
     return operand;
   return viewedArgument(operand);
+}
+
+/// The entry parameter a while's state element `value` reads in place:
+/// the while runs in the entry, its initial element is that parameter and
+/// its body passes the element through unchanged (root element i is
+/// parameter element i), so no trip writes it. The copy into the loop state
+/// (a scan's whole input, every run) then disappears; like a parameter's
+/// bytes, the element is copied when it is a result or written back.
+const Instruction *Builder::argumentStateElement(ValueRef value) const {
+  const Instruction *loop = value.instruction;
+  if (role_ != Role::Entry || value.tupleIndex < 0 ||
+      loop->opcode() != Opcode::While ||
+      loop->operand(0)->opcode() != Opcode::Tuple)
+    return nullptr;
+  const Instruction *initial =
+      loop->operand(0)->operand(size_t(value.tupleIndex));
+  if (initial->opcode() != Opcode::Parameter || initial->shape().isTuple())
+    return nullptr;
+  const ir::Computation &body = *loop->calledComputations()[1];
+  const Instruction *root = body.root();
+  if (!root || root->opcode() != Opcode::Tuple || !body.parameter(0))
+    return nullptr;
+  const Instruction *passed = root->operand(size_t(value.tupleIndex));
+  if (passed->opcode() != Opcode::GetTupleElement ||
+      passed->operand(0) != body.parameter(0) ||
+      passed->attrs().index != value.tupleIndex)
+    return nullptr;
+  return initial;
 }
 
 /// A host is live from its chain's first write.

@@ -149,19 +149,49 @@ bool movesNoBytes(const Instruction &instruction) {
   return ir::inFusion(instruction.opcode()) == ir::InFusion::Read;
 }
 
+/// Bytes a loop fusion reads of its operand `k`: what its selecting
+/// readers select (a scan's fused dynamic-slice reads one row of its input
+/// per trip) when they are the parameter's only readers and read it as the
+/// value operand, else the whole operand.
+int64_t fusionOperandBytes(const Instruction &fusion, size_t k) {
+  int64_t whole = arrayBytes(fusion.operand(k)->shape());
+  if (fusion.attrs().fusionKind != ir::FusionKind::Loop)
+    return whole;
+  const Instruction *parameter =
+      fusion.calledComputation()->parameter(int64_t(k));
+  if (!parameter || parameter->users().empty())
+    return whole;
+  int64_t selected = 0;
+  for (const Instruction *user : parameter->users()) {
+    if (!readsSelectedElementsOnly(user->opcode()) ||
+        user->operand(0) != parameter)
+      return whole;
+    for (size_t i = 1; i < user->operandCount(); ++i)
+      if (user->operand(i) == parameter)
+        return whole; // also read as indices
+    selected = saturatingAdd(selected, arrayBytes(user->shape()));
+  }
+  return std::min(selected, whole);
+}
+
 int64_t bytesRead(const Instruction &instruction) {
   if (movesNoBytes(instruction))
     return 0;
   bool selective = readsSelectedElementsOnly(instruction.opcode());
+  bool fusion = instruction.opcode() == Opcode::Fusion &&
+                instruction.calledComputation() != nullptr;
   std::set<const Instruction *> counted;
   int64_t bytes = 0;
   for (size_t i = 0; i < instruction.operandCount(); ++i) {
     const Instruction *operand = instruction.operand(i);
     if (!counted.insert(operand).second)
       continue;
-    bytes = saturatingAdd(bytes, i == 0 && selective
-                                     ? arrayBytes(instruction.shape())
-                                     : arrayBytes(operand->shape()));
+    int64_t read = arrayBytes(operand->shape());
+    if (i == 0 && selective)
+      read = arrayBytes(instruction.shape());
+    else if (fusion)
+      read = fusionOperandBytes(instruction, i);
+    bytes = saturatingAdd(bytes, read);
   }
   return bytes;
 }

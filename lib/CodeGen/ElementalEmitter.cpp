@@ -287,6 +287,8 @@ Expected<Value *> generateElement(EmitterContext &ctx, const Instruction &inst,
     return generateReverse(ctx, inst, index);
   case Opcode::Gather:
     return generateGather(ctx, inst, index);
+  case Opcode::DynamicSlice:
+    return generateDynamicSlice(ctx, inst, index);
   case Opcode::Map:
     return generateMap(ctx, inst, index);
   case Opcode::GetTupleElement:
@@ -370,6 +372,9 @@ bool rowVectorizable(EmitterContext &ctx, const Instruction &inst, bool top) {
     return !dims.empty() && dims[0] != last && allOperandRows();
   case Opcode::Gather:
     return gatherKeepsRows(inst) && operandRows(0);
+  case Opcode::DynamicSlice:
+    // A window row is a run of its operand's row from the clamped start.
+    return last >= 0 && operandRows(0);
   case Opcode::Pad: {
     if (last < 0)
       return false;

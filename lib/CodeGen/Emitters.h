@@ -77,8 +77,7 @@ llvm::Value *emitConvert(EmitterContext &ctx, ir::DType from, ir::DType to,
                          llvm::Value *value);
 /// The element of an elemental opcode (InFusion Generated: elementwise,
 /// iota, broadcast, reshape, transpose, slice, concatenate, pad, reverse,
-/// gather; or
-/// Read: constant, parameter, get-tuple-element, through ctx.elementOf) at
+/// gather, dynamic-slice; or Read: constant, parameter, get-tuple-element, through ctx.elementOf) at
 /// `index`, reading operands through ctx.elementOf. Errors for other opcodes.
 Expected<llvm::Value *> generateElement(EmitterContext &ctx,
                                         const ir::Instruction &instruction,
@@ -95,6 +94,11 @@ bool rowVectorizable(EmitterContext &ctx, const ir::Instruction &instruction,
 Expected<llvm::Value *> generateGather(EmitterContext &ctx,
                                        const ir::Instruction &instruction,
                                        const ElementIndex &index);
+/// generateElement for `dynamic-slice` (IndexingEmitter.cpp): the clamped
+/// start indices plus the element's index; row runs along the window row.
+Expected<llvm::Value *> generateDynamicSlice(EmitterContext &ctx,
+                                             const ir::Instruction &instruction,
+                                             const ElementIndex &index);
 /// generateElement for `rng` (RngEmitter.cpp): the counter-based generator
 /// at the element's linear index; any number of lanes.
 Expected<llvm::Value *> generateRng(EmitterContext &ctx,

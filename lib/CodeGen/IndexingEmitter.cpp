@@ -2,7 +2,9 @@
 //
 // Start indices of gather and the dynamic slices are clamped so the slice
 // stays in bounds (XLA's rule), which also keeps every generated load in
-// bounds whatever the caller passes. top-k keeps a sorted window of k
+// bounds whatever the caller passes. gather and dynamic-slice are
+// generators (one element at an index, fused or alone);
+// dynamic-update-slice writes its window into its result's buffer. top-k keeps a sorted window of k
 // candidates per row in its result buffers. (sort: SortEmitter.cpp.)
 //
 //===----------------------------------------------------------------------===//
@@ -59,26 +61,26 @@ unsigned windowRowLanes(EmitterContext &ctx, DType dtype,
 
 } // namespace
 
-Error emitDynamicSlice(EmitterContext &ctx, const Instruction &instruction) {
+// A dynamic-slice is elemental: each output element reads the start
+// indices (scalars, so one load each per run and hoisted out of the loop by
+// LLVM when nothing stored aliases them), clamps them (XLA's rule: the
+// window stays inside the operand) and reads one operand element. Fused, a
+// scan's row is read straight from its input instead of copied first. A
+// window row is contiguous in the operand: row runs read it in vectors.
+Expected<Value *> generateDynamicSlice(EmitterContext &ctx,
+                                       const Instruction &instruction,
+                                       const ElementIndex &index) {
   const ir::Shape &in = instruction.operand(0)->shape();
-  const auto &sizes = instruction.shape().dims();
-  BufferRef out = ctx.outputBuffer(instruction);
-  auto starts = clampedStarts(ctx, instruction, 1, in.dims(), sizes);
+  auto starts = clampedStarts(ctx, instruction, 1, in.dims(),
+                              instruction.shape().dims());
   if (!starts)
     return starts.takeError();
   auto &b = ctx.builder();
-  auto element = [&](const ElementIndex &index) -> Expected<Value *> {
-    std::vector<Value *> source;
-    for (size_t d = 0; d < sizes.size(); ++d)
-      source.push_back(b.CreateAdd((*starts)[d], index.indices[d]));
-    return ctx.elementOf(*instruction.operand(0),
-                         ElementIndex{source, nullptr, index.lanes});
-  };
-  if (sizes.empty())
-    return ctx.emitElementLoop(out, false, element);
-  // A window row is contiguous in the operand: vectors along it (a scan
-  // reading row t of its input).
-  return ctx.emitRowLoop(out, windowRowLanes(ctx, out.dtype, sizes), element);
+  std::vector<Value *> source;
+  for (size_t d = 0; d < starts->size(); ++d)
+    source.push_back(b.CreateAdd((*starts)[d], index.indices[d]));
+  return ctx.elementOf(*instruction.operand(0),
+                       ElementIndex{std::move(source), nullptr, index.lanes});
 }
 
 Error emitDynamicUpdateSlice(EmitterContext &ctx,

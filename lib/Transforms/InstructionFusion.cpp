@@ -1,10 +1,14 @@
 //===- InstructionFusion.cpp - The `fusion` pass (loop and input fusions) -===//
 //
-// Forms XLA-style kLoop and kInput fusions in the entry computation, so a
-// chain of elementwise ops, broadcasts, reshapes, transposes, slices, pads,
-// concatenates, iotas, converts and selects runs as one loop that reads
-// its outside operands once and writes one result, and a reduce or
-// reduce-window reads its producers on the fly instead of from a buffer.
+// Forms XLA-style kLoop and kInput fusions in the entry computation (and in
+// every computation that runs whole: while bodies and conditions, branches),
+// so a chain of elementwise ops, broadcasts, reshapes, transposes, slices,
+// dynamic slices, gathers, pads, concatenates, iotas, converts and selects
+// runs as one loop that reads its outside operands once and writes one
+// result, and a reduce or reduce-window reads its producers on the fly
+// instead of from a buffer. A fused dynamic-slice reads its window straight
+// from its operand (a scan's row of its input), its start indices clamped
+// per element as XLA's rule says.
 //
 // Consumers are visited in reverse topological order, so when a value is
 // considered every one of its users has already been decided. A consumer

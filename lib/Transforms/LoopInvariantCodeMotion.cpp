@@ -15,9 +15,10 @@
 //    transposes, slices, tuples, ...): data movement that fusion folds into
 //    its consumers, so hoisting it would only add state;
 //  - always the Heavy class (reductions, dots, convolutions, sort, top-k,
-//    the dynamic slices): they do more work per result element than a read
-//    of it costs;
-//  - elementwise (Cheap and Expensive) ops when their result is not larger
+//    dynamic-update-slice): they do more work per result element than a
+//    read of it costs;
+//  - Cheap and Expensive ops (elementwise, gather, dynamic-slice: a window
+//    is never larger than its operand) when their result is not larger
 //    than their largest operand: the extra state is then no larger than
 //    data the loop already keeps alive, while a result larger than its
 //    operands (an op on a broadcast scalar's expansion is not, but one with

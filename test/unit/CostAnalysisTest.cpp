@@ -155,3 +155,31 @@ ENTRY main {
   checkCost(instructionCost(find(*module, "f")), 24, 64, 32);
   checkCost(moduleCost(*module), 24, 64, 32);
 }
+
+TEST_CASE("a loop fusion reads of a sliced operand only what it selects",
+          "[cost]") {
+  auto module = parse(R"(HloModule m, entry=main
+fused {
+  xs = f32[100,8] parameter(0)
+  i = s32[] parameter(1)
+  zero = s32[] constant(0)
+  row = f32[1,8] dynamic-slice(xs, i, zero), dynamic_slice_sizes={1,8}
+  r = f32[8] reshape(row)
+  ys = f32[100,8] parameter(2)
+  whole = f32[100,8] negate(ys)
+  top = f32[1,8] slice(whole), slice={[0:1], [0:8]}
+  t = f32[8] reshape(top)
+  ROOT a = f32[8] add(r, t)
+}
+
+ENTRY main {
+  xs = f32[100,8] parameter(0)
+  i = s32[] parameter(1)
+  ys = f32[100,8] parameter(2)
+  ROOT f = f32[8] fusion(xs, i, ys), kind=kLoop, calls=fused
+})");
+  // xs is read only through the dynamic-slice: its 8 selected elements, 32
+  // bytes; i 4 bytes; ys through the negate, whose readers are not
+  // selective: all 3200 bytes. FLOPs: negate 800 + add 8. Writes 32.
+  checkCost(instructionCost(find(*module, "f")), 808, 32 + 4 + 3200, 32);
+}

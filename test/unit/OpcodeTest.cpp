@@ -26,14 +26,15 @@ TEST_CASE("elemental in fusion: elementwise, leaves, index-only movement, "
       Opcode::Slice,           Opcode::Concatenate, Opcode::Pad,
       Opcode::Reverse,         Opcode::Gather,      Opcode::Tuple,
       Opcode::GetTupleElement, Opcode::Rng,         Opcode::BitcastConvert,
-      Opcode::Map};
+      Opcode::Map,             Opcode::DynamicSlice};
   for (Opcode opcode : kAllOpcodes) {
     INFO(opcodeName(opcode));
     CHECK(isElementalInFusion(opcode) ==
           (isElementwise(opcode) || elemental.count(opcode) == 1));
   }
-  for (Opcode opcode : {Opcode::Reduce, Opcode::Dot, Opcode::DynamicSlice,
-                        Opcode::Sort, Opcode::Fusion})
+  for (Opcode opcode : {Opcode::Reduce, Opcode::Dot,
+                        Opcode::DynamicUpdateSlice, Opcode::Sort,
+                        Opcode::Fusion})
     CHECK(inFusion(opcode) == InFusion::Materialized);
   // Only parameters, constants and the tuple aliases compute nothing.
   for (Opcode opcode : {Opcode::Parameter, Opcode::Constant, Opcode::Tuple,
@@ -52,7 +53,7 @@ TEST_CASE("cost classes", "[opcode]") {
        {Opcode::Add, Opcode::Multiply, Opcode::Compare, Opcode::Select,
         Opcode::Maximum, Opcode::Minimum, Opcode::Convert, Opcode::Abs,
         Opcode::Negate, Opcode::Floor, Opcode::And, Opcode::ShiftLeft,
-        Opcode::Clamp, Opcode::Gather})
+        Opcode::Clamp, Opcode::Gather, Opcode::DynamicSlice})
     CHECK(costClass(opcode) == CostClass::Cheap);
   for (Opcode opcode :
        {Opcode::Exp, Opcode::Log, Opcode::Tanh, Opcode::Logistic, Opcode::Erf,
@@ -62,7 +63,7 @@ TEST_CASE("cost classes", "[opcode]") {
   for (Opcode opcode :
        {Opcode::Reduce, Opcode::ReduceWindow, Opcode::ArgMax, Opcode::Dot,
         Opcode::Convolution, Opcode::Sort, Opcode::TopK,
-        Opcode::DynamicSlice, Opcode::DynamicUpdateSlice, Opcode::Fusion})
+        Opcode::DynamicUpdateSlice, Opcode::Fusion})
     CHECK(costClass(opcode) == CostClass::Heavy);
   // Whatever a fusion cannot generate per element is Heavy: duplicating it
   // into several fusions would recompute it whole.

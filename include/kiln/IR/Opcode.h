@@ -62,14 +62,14 @@ enum class CostClass {
   /// get-tuple-element, copy.
   Free,
   /// About one instruction: add, multiply, compare, select, max, min,
-  /// convert, abs, negate, floor, the bitwise ops and shifts, gather (a
-  /// load of its start indices, then of the element), ...
+  /// convert, abs, negate, floor, the bitwise ops and shifts, gather and
+  /// dynamic-slice (a load of the start indices, then of the element), ...
   Cheap,
   /// A libm-style function or a long-latency instruction: exp, log, tanh,
   /// logistic, erf, sin, cos, power, divide, remainder, sqrt, rsqrt, atan2.
   Expensive,
   /// Not one element's work, or not generated per element: reductions,
-  /// contractions, sort, top-k, the dynamic slices, fusion.
+  /// contractions, sort, top-k, dynamic-update-slice, fusion.
   Heavy
 };
 
