@@ -5,7 +5,7 @@
 // (SimplifierArithmetic.cpp), data-movement rules (SimplifierLayout.cpp),
 // explicit pads folded into window padding (SimplifierPadFolding.cpp) and
 // transpose sinking (TransposeSinking.cpp, TransposeReshapeSinking.cpp,
-// TransposeReductionSinking.cpp). A rule looks at one instruction
+// TransposeReductionSinking.cpp, TransposeGatherSinking.cpp). A rule looks at one instruction
 // and returns the value that replaces it (an existing instruction or one it
 // builds with transforms::build), or nullptr when it does not apply. Every
 // rule preserves the value exactly, bit for bit, NaNs and -0.0 included.
@@ -38,6 +38,9 @@ std::span<const RuleRow> transposeReshapeRules();
 /// Transposes below reduce and reduce-window, their dims or window permuted
 /// along (TransposeReductionSinking.cpp).
 std::span<const RuleRow> transposeReductionRules();
+/// Transposes below gathers (an importer's resize), the operand-side dims
+/// renamed (TransposeGatherSinking.cpp).
+std::span<const RuleRow> transposeGatherRules();
 
 /// Moves a transpose below an elementwise op (any opcode) so that it can
 /// meet another transpose and cancel:
