@@ -74,7 +74,7 @@ struct ObjectSizes {
 ObjectSizes sumObjectSizes(const std::vector<ObjectSymbol> &symbols);
 
 /// Every section of the report of one compiled model: code, weights,
-/// memory, totals. `module` is the compiled (optimized) module and
+/// memory, totals, transposes. `module` is the compiled (optimized) module and
 /// `symbols` the emitted object's.
 CompileReport buildCompileReport(const aot::ModelInfo &info,
                                  const ir::Module &module,
@@ -102,6 +102,11 @@ ReportSection totalsReportSection(const aot::ModelInfo &info,
 /// The "memory" section (MemoryReport.cpp): arena, peak live bytes and
 /// where the peak is, and every arena buffer with its live range.
 ReportSection memoryReportSection(const analysis::BufferAssignment &buffers);
+
+/// The "transposes" section (TransposeReport.cpp): every transpose left in
+/// the optimized module (materialized or inside a fusion) with the bytes it
+/// moves, biggest first, and their count and total.
+ReportSection transposesReportSection(const ir::Module &module);
 
 } // namespace kiln::driver
 

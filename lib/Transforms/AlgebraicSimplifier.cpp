@@ -29,7 +29,8 @@ constexpr int kMaxSweeps = 64;
 Instruction *applyRules(Instruction &instruction) {
   for (std::span<const RuleRow> table :
        {transforms::arithmeticRules(), transforms::layoutRules(),
-        transforms::padFoldingRules()})
+        transforms::padFoldingRules(), transforms::transposeReshapeRules(),
+        transforms::transposeReductionRules(), transforms::transposeGatherRules()})
     for (const RuleRow &row : table)
       if (row.opcode == instruction.opcode())
         if (Instruction *replacement = row.rule(instruction))

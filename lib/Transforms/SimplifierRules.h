@@ -4,7 +4,8 @@
 // kept by family in their own files: arithmetic identities
 // (SimplifierArithmetic.cpp), data-movement rules (SimplifierLayout.cpp),
 // explicit pads folded into window padding (SimplifierPadFolding.cpp) and
-// transpose sinking (TransposeSinking.cpp). A rule looks at one instruction
+// transpose sinking (TransposeSinking.cpp, TransposeReshapeSinking.cpp,
+// TransposeReductionSinking.cpp, TransposeGatherSinking.cpp). A rule looks at one instruction
 // and returns the value that replaces it (an existing instruction or one it
 // builds with transforms::build), or nullptr when it does not apply. Every
 // rule preserves the value exactly, bit for bit, NaNs and -0.0 included.
@@ -30,6 +31,16 @@ struct RuleRow {
 std::span<const RuleRow> arithmeticRules();
 std::span<const RuleRow> layoutRules();
 std::span<const RuleRow> padFoldingRules();
+/// Transposes across reshapes (TransposeReshapeSinking.cpp): below a
+/// reshape that only inserts or removes size-1 dims, and into a dense
+/// layer's constant weights after a flatten.
+std::span<const RuleRow> transposeReshapeRules();
+/// Transposes below reduce and reduce-window, their dims or window permuted
+/// along (TransposeReductionSinking.cpp).
+std::span<const RuleRow> transposeReductionRules();
+/// Transposes below gathers (an importer's resize), the operand-side dims
+/// renamed (TransposeGatherSinking.cpp).
+std::span<const RuleRow> transposeGatherRules();
 
 /// Moves a transpose below an elementwise op (any opcode) so that it can
 /// meet another transpose and cancel:
