@@ -4,17 +4,23 @@ cores, by llvm-mca's models (issue 26, point 5). Needs no ARM hardware and no qe
 
 For each kernel (small HLO modules, written here with seeded weights) and each CPU:
   1. `kiln compile --emit asm --target TRIPLE --cpu CPU` gives the assembly;
-  2. the hot loop is the innermost loop with the most FMA instructions. Loops are read from the
-     comments LLVM's AsmPrinter writes on every basic block inside a loop
-     ("=>This Inner Loop Header: Depth=N" on an innermost loop's header, "in Loop: Header=BBx"
-     on its other blocks); an innermost loop's body is its header's block and every block that
-     names that header, in the order they appear;
-  3. `llvm-mca-19 -mcpu=CPU` runs the loop body (its instructions, the back branch included)
+  2. its innermost loops are read from the comments LLVM's AsmPrinter writes on every basic
+     block inside a loop ("=>This Inner Loop Header: Depth=N" on an innermost loop's header,
+     "in Loop: Header=BBx" on its other blocks; a loop's body is its header's block and every
+     block that names that header, in the order they appear), plus the loops inside inline
+     assembly (a label and a later branch back to it between `//APP` and `//NO_APP`; an LLVM
+     loop holding one is not innermost);
+  3. the hot loop, on AArch64: the innermost loop with an FMA that takes the most modeled time,
+     its iterations (how often qemu-aarch64 ran its header, counted from `-d exec,nochain`
+     with the assembly linked into a driver that runs the model once on inputs of 0.5) times
+     llvm-mca's cycles per iteration. On the Cortex-M targets (not run): the innermost loop
+     with the most FMA instructions;
+  4. `llvm-mca-19 -mcpu=CPU` runs the loop body (its instructions, the back branch included)
      for ITERATIONS iterations: cycles per iteration = total cycles / ITERATIONS;
-  4. the bound is the same for the loop's FMA instructions alone, in their order and with their
+  5. the bound is the same for the loop's FMA instructions alone, in their order and with their
      registers (so the accumulator chains stay), i.e. what the loop would cost if loads,
      address arithmetic and the branch were free;
-  5. percentage = bound / cycles per iteration.
+  6. percentage = bound / cycles per iteration.
 A loop of several blocks is modeled as if every block ran once per iteration (llvm-mca knows no
 branches); the kernels' hot loops are single blocks.
 
@@ -215,7 +221,7 @@ def marked(asm, labels):
 
 DRIVER = """#include <stdlib.h>
 #include <string.h>
-#include "{name}.h"
+#include "{header}"
 /* Runs the model once on inputs of 0.5: mca.py counts the loops' executions under qemu. */
 int main(void) {{
   const void *args[{up}_NUM_ARGS + 1];
@@ -245,9 +251,9 @@ def executions(work, prefix, asm, manifest, loops):
     name = manifest['name']
     with open(prefix + '.marked.s', 'w') as f:
         f.write(marked(asm, [label for label, _ in keys]))
-    driver = os.path.join(work, name + '-driver.c')
+    driver = prefix + '-driver.c'
     with open(driver, 'w') as f:
-        f.write(DRIVER.format(name=name, up=name.upper(),
+        f.write(DRIVER.format(name=name, up=name.upper(), header=os.path.basename(prefix) + '.h',
                               args=''.join(f'{name.upper()}_ARG{i}_SIZE, '
                                            for i in range(len(manifest['args']))),
                               results=''.join(f'{name.upper()}_RESULT{i}_SIZE, '
@@ -280,20 +286,22 @@ def executions(work, prefix, asm, manifest, loops):
 def timed_hot_loop(triple, cpu, work, prefix, asm, manifest):
     """The innermost loop with an FMA that takes the most modeled time: executions (from
     qemu) x llvm-mca's cycles per iteration. ((header, function), body, fmas, executions,
-    cycles per iteration), or None."""
+    cycles per iteration, its share of the modeled time of all innermost loops with an FMA), or
+    None."""
     loops = {key: body for key, body in innermost_loops(asm).items()
              if any(FMA.match(' ' + i) for i in body)}
     if not loops:
         return None
     counts = executions(work, prefix, asm, manifest, loops)
-    best = None
+    best, total = None, 0.0
     for key, body in loops.items():
         if not counts[key]:
             continue
         cycles = mca_cycles(triple, cpu, body)
+        total += counts[key] * cycles
         if best is None or counts[key] * cycles > best[3] * best[4]:
             best = (key, body, [i for i in body if FMA.match(' ' + i)], counts[key], cycles)
-    return best
+    return best and best + (best[3] * best[4] / total,)
 
 
 def mca_cycles(triple, cpu, lines):
@@ -338,7 +346,7 @@ def measure(kiln, work, log=print):
                 timed = timed_hot_loop(triple, cpu, work, prefix, asm, manifest)
                 loop = timed and timed[:3]
                 if timed:
-                    row.update(rule='time', executions=timed[3])
+                    row.update(rule='time', executions=timed[3], share=100 * timed[5])
             else:
                 loop = hot_loop(asm)
                 row['rule'] = 'FMAs'
@@ -354,21 +362,23 @@ def measure(kiln, work, log=print):
                 log(f'  {name} {cpu}: loop {header} in {function}, {len(body)} instructions, {len(fmas)} FMAs, '
                     f'{row["cycles"]:.1f} cycles/iteration, bound {row["bound"]:.1f}, '
                     f'{row["percent"]:.0f}%' +
-                    (f', {row["executions"]} iterations' if 'executions' in row else ''))
+                    (f', {row["executions"]} iterations, {row["share"]:.0f}% of the modeled loop time'
+                     if 'executions' in row else ''))
             rows.append(row)
     return rows
 
 
 def table(rows):
-    out = ['| kernel | CPU | hot loop in (manifest kernel) | instructions | FMAs | iterations | '
-           'cycles / iteration | FMA bound | bound / cycles |',
+    out = ['| kernel | CPU | hot loop in (manifest kernel) | instructions | FMAs | iterations '
+           '(share of loop time) | cycles / iteration | FMA bound | bound / cycles |',
            '|---|---|---|---:|---:|---:|---:|---:|---:|']
     for r in rows:
         if 'error' in r:
             out.append(f'| {r["description"]} | {r["cpu"]} | — | — | — | — | — | — | '
                        f'error: {r["error"][:120].replace("|", "/")} |')
         else:
-            runs = r['executions'] if 'executions' in r else 'not run (most FMAs)'
+            runs = (f'{r["executions"]} ({r["share"]:.0f}%)' if 'executions' in r
+                    else 'not run (most FMAs)')
             out.append(f'| {r["description"]} | {r["cpu"]} | {r["kernel_kind"]} | {r["instructions"]} | '
                        f'{r["fmas"]} | {runs} | {r["cycles"]:.1f} | {r["bound"]:.1f} | '
                        f'{r["percent"]:.0f}% |')
