@@ -103,9 +103,11 @@ bool isInOrderAArch64(std::string_view cpu) {
 }
 
 /// The cores with an inline-assembly GEMM micro-kernel (f32 only):
-/// InOrderMicroKernel.cpp's schedule is tuned to the Cortex-A53.
+/// InOrderMicroKernel.cpp's schedule is tuned to the Cortex-A53. Little
+/// endian only: its 128-bit `ldr q` of A puts element i in lane i there.
 bool hasInOrderMicroKernel(const TargetInfo &info, int64_t elementBytes) {
-  return info.isAArch64 && info.cpu == "cortex-a53" && elementBytes == 4;
+  return info.isAArch64 && info.cpu == "cortex-a53" && elementBytes == 4 &&
+         llvm::Triple(info.triple).isLittleEndian();
 }
 
 /// Targets whose 128-bit IR vectors are four scalar registers (see
