@@ -102,11 +102,11 @@ bool isInOrderAArch64(std::string_view cpu) {
   return cpu == "cortex-a53" || cpu == "cortex-a55";
 }
 
-/// The cores with an inline-assembly GEMM micro-kernel (f32 only;
-/// InOrderMicroKernel.cpp): the Cortex-A53 and A55. Little endian only:
-/// the kernels' 128-bit `ldr q` of A puts element i in lane i there.
+/// The cores with an inline-assembly GEMM micro-kernel (f32 only):
+/// InOrderMicroKernel.cpp's schedule is tuned to the Cortex-A53. Little
+/// endian only: its 128-bit `ldr q` of A puts element i in lane i there.
 bool hasInOrderMicroKernel(const TargetInfo &info, int64_t elementBytes) {
-  return info.isAArch64 && isInOrderAArch64(info.cpu) && elementBytes == 4 &&
+  return info.isAArch64 && info.cpu == "cortex-a53" && elementBytes == 4 &&
          llvm::Triple(info.triple).isLittleEndian();
 }
 
@@ -200,23 +200,13 @@ GemmTile TargetInfo::gemmTile(int64_t elementBytes, int64_t m, int64_t n,
     tile.kUnroll = tile.lanes;
   }
   tile.nr = tile.lanes * vectors;
-  if (hasInOrderMicroKernel(*this, elementBytes) && cpu == "cortex-a53" &&
-      vectors == 4) {
+  if (hasInOrderMicroKernel(*this, elementBytes) && vectors == 4) {
     // LLVM's scheduler cannot keep an A53 fed (docs/performance.md): a
     // fixed, software-pipelined schedule in inline assembly does, on a
     // 4 x 16 tile with a second set of B and A registers.
     tile.mr = 4;
     tile.asmKSteps = 8;
     tile.interleavedPanels = true;
-  } else if (hasInOrderMicroKernel(*this, elementBytes) && vectors >= 2) {
-    // The A55 spends an FMA's issue slot on every load: 10 x 8 has the
-    // fewest loads per FMA that fit the registers. Its tail tiles (LLVM's
-    // loops) broadcast A one K step at a time: 10 A vectors would not fit.
-    vectors = 2;
-    tile.mr = 10;
-    tile.nr = vectors * tile.lanes;
-    tile.kUnroll = 1;
-    tile.asmKSteps = 16;
   }
   if (m <= 4) {
     // Memory-bound: every weight is used m times. Up to eight vectors per
@@ -227,8 +217,8 @@ GemmTile TargetInfo::gemmTile(int64_t elementBytes, int64_t m, int64_t n,
     wide = std::min(wide, columnVectors);
     tile.mr = std::max<int64_t>(m, 1);
     tile.nr = tile.lanes * wide;
-    if (!tile.interleavedPanels || tile.mr != 4 || tile.nr != 4 * tile.lanes) {
-      tile.asmKSteps = 0; // the micro-kernels' tiles only (A53: 4 x 16)
+    if (tile.mr != 4 || tile.nr != 4 * tile.lanes) {
+      tile.asmKSteps = 0; // the micro-kernel's tile is 4 x 16 only
       tile.interleavedPanels = false;
     }
   }

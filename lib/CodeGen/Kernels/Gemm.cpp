@@ -306,13 +306,13 @@ GemmEmitter::emitSegment(const RowSource &a, Value *row0, Value *panel0,
                       b_.CreateNUWMul(seg, ctx_.i64(a.segmentLength * kRow_)));
   Value *bSeg = offsetPointer(ctx_, shape_.dtype, ops_.b, segOffset);
   llvm::Type *scalar = ctx_.storageType(shape_.dtype);
-  // Cortex-A53/A55: the K loop of a full tile is an assembly block with a
+  // Cortex-A53: the K loop of a full tile is an assembly block with a
   // fixed schedule (InOrderMicroKernel.h); what it leaves runs below.
   int64_t start = inOrderMicroKernelSteps(shape_.tile, plan.rows,
                                           plan.validCols, shape_.packedB,
                                           a.kStride, a.segmentLength);
   if (start > 0) {
-    acc = emitInOrderMicroKernel(ctx_, shape_.tile, rows, bSeg, start, acc);
+    acc = emitInOrderMicroKernel(ctx_, rows, bSeg, start, acc);
     if (start == a.segmentLength)
       return acc;
   }

@@ -112,7 +112,7 @@ std::vector<std::string> iteration(bool last) {
   return out;
 }
 
-std::string a53Assembly() {
+std::string assembly() {
   std::vector<std::string> out;
   for (int64_t s = 0; s < kSteps; ++s)
     out.push_back(s == 0 ? fmt::format("mov {}, ${}", bPointer(0), kBOperand)
@@ -136,87 +136,16 @@ std::string a53Assembly() {
   return text;
 }
 
-// ---- Cortex-A55: a 10 x 8 tile, 16 K steps an iteration --------------------
-//
-// The A55 model issues two instructions a cycle, two of them FMAs at most,
-// and makes an FMA wait ~7 cycles behind a multi-register load (in-order
-// write back of its 11 cycles), so every load is one `ldr q` and costs an
-// FMA's issue slot: the tile with the fewest loads per FMA that fits the
-// registers, 10 x 8 (20 accumulators v12-v31, B in v0-v1, A rows in
-// v2-v11), each B vector reloaded for the next K step right after the
-// step's last FMA reading it and each A row after its last lane is used
-// (ten FMAs, five cycles, before the next use), one pointer update an
-// iteration. 78% of the FMA bound in llvm-mca's model (docs/performance.md).
-
-constexpr int64_t kA55Rows = 10, kA55Vectors = 2, kA55Steps = 16;
-constexpr int64_t kA55RowBytes = 32; // one packed B row: 8 floats
-constexpr int kA55RowOperand0 = 20, kA55BOperand = 30, kA55CountOperand = 31;
-
-std::vector<std::string> a55Iteration(bool last) {
-  std::vector<std::string> out;
-  for (int64_t s = 0; s < kA55Steps; ++s) {
-    bool loadsNext = !last || s + 1 < kA55Steps;
-    for (int64_t q = 0; q < kA55Vectors; ++q)
-      for (int64_t r = 0; r < kA55Rows; ++r) {
-        out.push_back(fmt::format("fmla v{}.4s, v{}.4s, v{}.s[{}]",
-                                  12 + kA55Vectors * r + q, q, 2 + r, s % 4));
-        if (!loadsNext)
-          continue;
-        if (r == kA55Rows - 1) // the step's last FMA reading B vector q
-          out.push_back(fmt::format("ldr q{}, [x9, #{}]", q,
-                                    (s + 1) * kA55RowBytes + 16 * q));
-        if (s % 4 == 3 && q == kA55Vectors - 1) // row r's last A lane
-          out.push_back(
-              fmt::format("ldr q{}, [${}, {}]", 2 + r, kA55RowOperand0 + r,
-                          kAOffset));
-      }
-    if (s % 4 == 3 && loadsNext)
-      out.push_back(fmt::format("add {0}, {0}, #16", kAOffset));
-  }
-  if (last)
-    return out;
-  out.push_back(fmt::format("add x9, x9, #{}", kA55Steps * kA55RowBytes));
-  out.push_back(fmt::format("subs {0}, {0}, #1", kCount));
-  out.push_back("b.ne 1b");
-  return out;
-}
-
-std::string a55Assembly() {
-  std::vector<std::string> out{fmt::format("mov x9, ${}", kA55BOperand),
-                               "ldr q0, [x9]", "ldr q1, [x9, #16]"};
-  for (int64_t r = 0; r < kA55Rows; ++r)
-    out.push_back(
-        fmt::format("ldr q{}, [${}]", 2 + r, kA55RowOperand0 + r));
-  out.push_back(fmt::format("mov {}, #16", kAOffset));
-  out.push_back(fmt::format("subs {0}, ${1}, #1", kCount, kA55CountOperand));
-  out.push_back("b.eq 2f");
-  out.push_back("1:");
-  for (std::string &line : a55Iteration(false))
-    out.push_back(std::move(line));
-  out.push_back("2:");
-  for (std::string &line : a55Iteration(true))
-    out.push_back(std::move(line));
+std::string constraints() {
   std::string text;
-  for (const std::string &line : out)
-    text += line + "\n";
-  return text;
-}
-
-/// Accumulators in v(32 - count)..v31, `inputs` general-register inputs,
-/// then the accumulators' inputs; `scratch` vector and x8/x9/... clobbers.
-std::string constraints(int accumulators, int inputs, int scratchVectors,
-                        const std::vector<int> &scratchGprs) {
-  std::string text;
-  int first = 32 - accumulators;
-  for (int v = first; v < 32; ++v)
+  for (int v = 16; v < 32; ++v)
     text += fmt::format("={{v{}}},", v);
-  for (int i = 0; i < inputs; ++i)
-    text += i ? ",r" : "r";
-  for (int v = first; v < 32; ++v)
+  text += "r,r,r,r,r,r";
+  for (int v = 16; v < 32; ++v)
     text += fmt::format(",{{v{}}}", v);
-  for (int x : scratchGprs)
+  for (int x = 8; x <= 17; ++x)
     text += fmt::format(",~{{x{}}}", x);
-  for (int v = 0; v < scratchVectors; ++v)
+  for (int v = 0; v < 16; ++v)
     text += fmt::format(",~{{v{}}}", v);
   return text + ",~{cc},~{memory}";
 }
@@ -226,30 +155,24 @@ std::string constraints(int accumulators, int inputs, int scratchVectors,
 int64_t inOrderMicroKernelSteps(const GemmTile &tile, int64_t rows,
                                 int64_t columns, bool packedB, int64_t kStride,
                                 int64_t length) {
-  if (!packedB || kStride != 1 || rows != tile.mr || columns != tile.nr)
+  if (tile.asmKSteps != kSteps || !tile.interleavedPanels || !packedB ||
+      kStride != 1 || rows != kInOrderRows || columns != kInOrderColumns ||
+      tile.nr != kInOrderColumns)
     return 0;
-  bool a53 = tile.asmKSteps == kSteps && tile.interleavedPanels &&
-             tile.mr == kInOrderRows && tile.nr == kInOrderColumns;
-  bool a55 = tile.asmKSteps == kA55Steps && !tile.interleavedPanels &&
-             tile.mr == kA55Rows && tile.nr == kA55Vectors * 4;
-  if (!a53 && !a55)
-    return 0;
-  return length / tile.asmKSteps * tile.asmKSteps;
+  return length / kSteps * kSteps;
 }
 
 std::vector<Value *>
-emitInOrderMicroKernel(EmitterContext &ctx, const GemmTile &tile,
-                       const std::vector<Value *> &rows, Value *b,
-                       int64_t steps, const std::vector<Value *> &acc) {
+emitInOrderMicroKernel(EmitterContext &ctx, const std::vector<Value *> &rows,
+                       Value *b, int64_t steps,
+                       const std::vector<Value *> &acc) {
   llvm::IRBuilder<> &builder = ctx.builder();
-  bool a53 = tile.asmKSteps == kSteps;
   llvm::Type *vector = acc.front()->getType();
   std::vector<llvm::Type *> results(acc.size(), vector);
   auto *resultType = llvm::StructType::get(ctx.context(), results);
   std::vector<Value *> operands(rows.begin(), rows.end());
   operands.push_back(b);
-  operands.push_back(ctx.i64(steps / tile.asmKSteps));
-  int gprInputs = int(operands.size());
+  operands.push_back(ctx.i64(steps / kSteps));
   std::vector<llvm::Type *> types;
   for (Value *operand : operands)
     types.push_back(operand->getType());
@@ -258,14 +181,9 @@ emitInOrderMicroKernel(EmitterContext &ctx, const GemmTile &tile,
     types.push_back(vector);
   }
   auto *asmType = llvm::FunctionType::get(resultType, types, false);
-  std::string text = a53 ? a53Assembly() : a55Assembly();
-  std::string rules =
-      a53 ? constraints(16, gprInputs, 16, {8, 9, 10, 11, 12, 13, 14, 15, 16, 17})
-          : constraints(20, gprInputs, 12, {8, 9, 17});
-  auto *inlineAsm = llvm::InlineAsm::get(asmType, text, rules,
+  auto *inlineAsm = llvm::InlineAsm::get(asmType, assembly(), constraints(),
                                          /*hasSideEffects=*/false);
-  Value *call = builder.CreateCall(asmType, inlineAsm, operands,
-                                   a53 ? "gemm.a53" : "gemm.a55");
+  Value *call = builder.CreateCall(asmType, inlineAsm, operands, "gemm.a53");
   std::vector<Value *> sums;
   for (unsigned i = 0; i < acc.size(); ++i)
     sums.push_back(builder.CreateExtractValue(call, {i}));

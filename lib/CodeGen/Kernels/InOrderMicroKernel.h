@@ -1,9 +1,8 @@
 //===- InOrderMicroKernel.h - The A53 GEMM K loop in assembly --*- C++ -*-===//
 //
-// The K loop of a full f32 GEMM tile as one inline-assembly block with a
-// fixed, software-pipelined schedule, for in-order AArch64 cores
-// (TargetInfo::gemmTile sets GemmTile::asmKSteps): 4 x 16 on the Cortex-A53
-// (below), 10 x 8 on the Cortex-A55 (InOrderMicroKernel.cpp).
+// The K loop of a full 4 x 16 f32 GEMM tile as one inline-assembly block
+// with a fixed, software-pipelined schedule, for in-order AArch64 cores
+// (TargetInfo::gemmTile sets GemmTile::asmKSteps for the Cortex-A53).
 //
 // Why assembly: on an in-order core a load issued after an FMA waits until
 // it would complete no earlier than that FMA (in order write-back), so the
@@ -20,7 +19,7 @@
 //   x9-x16   one B pointer per K step of the iteration (LD4 takes no offset)
 //   x17      A's byte offset for the next A group; x8 the iteration count
 //
-// Cortex-A53: each iteration runs 8 K steps (128 FMAs). The A loads for steps 4-7 go
+// Each iteration runs 8 K steps (128 FMAs). The A loads for steps 4-7 go
 // right after step 1's LD4 and the next iteration's A loads with the
 // pointer updates at the end, so the loop has two groups of non-FMA work.
 // The last iteration is a copy without the loads for the next one, so
@@ -38,7 +37,7 @@
 
 namespace kiln::codegen::kernels {
 
-/// Rows and columns of the Cortex-A53 micro-kernel's tile.
+/// Rows and columns of the micro-kernel's tile, and K steps per iteration.
 inline constexpr int64_t kInOrderRows = 4, kInOrderColumns = 16;
 
 /// K steps of a segment of `length` that the micro-kernel runs for a tile
@@ -48,14 +47,13 @@ int64_t inOrderMicroKernelSteps(const GemmTile &tile, int64_t rows,
                                 int64_t columns, bool packedB, int64_t kStride,
                                 int64_t length);
 
-/// Runs `steps` K steps (from inOrderMicroKernelSteps) of `tile`'s
-/// micro-kernel on its accumulators `acc` (row-major, <4 x float>): `rows`
-/// point at each row's first A element, `b` at the panel's first packed B
-/// row. Returns the new accumulators.
+/// Runs `steps` K steps (from inOrderMicroKernelSteps) on the 16
+/// accumulators `acc` (row-major, <4 x float>): `rows` point at each row's
+/// first A element, `b` at the first packed (interleaved) B row of the
+/// panel. Returns the new accumulators.
 std::vector<llvm::Value *> emitInOrderMicroKernel(
-    EmitterContext &ctx, const GemmTile &tile,
-    const std::vector<llvm::Value *> &rows, llvm::Value *b, int64_t steps,
-    const std::vector<llvm::Value *> &acc);
+    EmitterContext &ctx, const std::vector<llvm::Value *> &rows,
+    llvm::Value *b, int64_t steps, const std::vector<llvm::Value *> &acc);
 
 } // namespace kiln::codegen::kernels
 
