@@ -4,17 +4,23 @@ cores, by llvm-mca's models (issue 26, point 5). Needs no ARM hardware and no qe
 
 For each kernel (small HLO modules, written here with seeded weights) and each CPU:
   1. `kiln compile --emit asm --target TRIPLE --cpu CPU` gives the assembly;
-  2. the hot loop is the innermost loop with the most FMA instructions. Loops are read from the
-     comments LLVM's AsmPrinter writes on every basic block inside a loop
-     ("=>This Inner Loop Header: Depth=N" on an innermost loop's header, "in Loop: Header=BBx"
-     on its other blocks); an innermost loop's body is its header's block and every block that
-     names that header, in the order they appear;
-  3. `llvm-mca-19 -mcpu=CPU` runs the loop body (its instructions, the back branch included)
+  2. its innermost loops are read from the comments LLVM's AsmPrinter writes on every basic
+     block inside a loop ("=>This Inner Loop Header: Depth=N" on an innermost loop's header,
+     "in Loop: Header=BBx" on its other blocks; a loop's body is its header's block and every
+     block that names that header, in the order they appear), plus the loops inside inline
+     assembly (a label and a later branch back to it between `//APP` and `//NO_APP`; an LLVM
+     loop holding one is not innermost);
+  3. the hot loop, on AArch64: the innermost loop with an FMA that takes the most modeled time,
+     its iterations (how often qemu-aarch64 ran its header, counted from `-d exec,nochain`
+     with the assembly linked into a driver that runs the model once on inputs of 0.5) times
+     llvm-mca's cycles per iteration. On the Cortex-M targets (not run): the innermost loop
+     with the most FMA instructions;
+  4. `llvm-mca-19 -mcpu=CPU` runs the loop body (its instructions, the back branch included)
      for ITERATIONS iterations: cycles per iteration = total cycles / ITERATIONS;
-  4. the bound is the same for the loop's FMA instructions alone, in their order and with their
+  5. the bound is the same for the loop's FMA instructions alone, in their order and with their
      registers (so the accumulator chains stay), i.e. what the loop would cost if loads,
      address arithmetic and the branch were free;
-  5. percentage = bound / cycles per iteration.
+  6. percentage = bound / cycles per iteration.
 A loop of several blocks is modeled as if every block ran once per iteration (llvm-mca knows no
 branches); the kernels' hot loops are single blocks.
 
@@ -42,6 +48,8 @@ IN_LOOP = re.compile(r'in Loop: Header=(\S+) Depth=\d+')
 LABEL = re.compile(r'^(\.?L?\w+):')
 BLOCK_COMMENT = re.compile(r'^\s*(//|@) %bb\.\d+:')
 FUNCTION = re.compile(r'^\s*\.type\s+"?([^",]+)"?,\s*[@%]function')
+# A conditional or unconditional branch to a label (AArch64 and ARM): its target.
+BRANCH = re.compile(r'^(?:b(?:\.\w+)?|b\w\w|cbn?z\s+\w+,|tbn?z\s+\w+,\s*#\d+,)\s+(\.?\w+)$')
 
 
 def values(rng, count):
@@ -106,17 +114,24 @@ def strip_comment(line):
     return line.rstrip()
 
 
-def blocks(asm):
-    """[(label, loop comments, instruction lines, function)]: a block starts at a label or at
-    LLVM's `// %bb.N:` comment; the comment lines after it, before its first instruction, say
-    which loop it is in."""
-    out, function = [], None
+def blocks(asm, asm_labels=frozenset()):
+    """[(label, loop comments, instruction lines, function, holds an inline-assembly loop)]: a
+    block starts at a label or at LLVM's `// %bb.N:` comment; the comment lines after it, before
+    its first instruction, say which loop it is in. Inline assembly stays in its block (its
+    labels, `asm_labels` among them, start none)."""
+    out, function, app = [], None, False
     for line in asm.splitlines():
-        label = LABEL.match(line.strip())
-        if FUNCTION.match(line):
+        stripped = line.strip()
+        label = LABEL.match(stripped)
+        if stripped in ('//APP', '@APP', '//NO_APP', '@NO_APP'):
+            app = stripped.endswith('APP') and 'NO_' not in stripped
+        elif FUNCTION.match(line):
             function = FUNCTION.match(line).group(1)
+        elif app and label:
+            if out and label.group(1).lstrip('.') in asm_labels:
+                out[-1][4] = True
         elif label or BLOCK_COMMENT.match(line):
-            out.append([label.group(1).lstrip('.') if label else None, '', [], function])
+            out.append([label.group(1).lstrip('.') if label else None, '', [], function, False])
             out[-1][1] += line
         elif out and is_instruction(line):
             out[-1][2].append(strip_comment(line).strip())
@@ -125,10 +140,45 @@ def blocks(asm):
     return out
 
 
+def asm_loops(asm):
+    """{(label, function): [instruction lines]} of the loops inside inline assembly (between
+    LLVM's `//APP` and `//NO_APP`), which LLVM's loop comments do not see: a label, and the
+    instructions from it to a later branch back to it in the same block, the branch included."""
+    loops, function, app, labels = {}, None, False, {}
+    for line in asm.splitlines():
+        stripped = line.strip()
+        if FUNCTION.match(line):
+            function = FUNCTION.match(line).group(1)
+        if stripped in ('//APP', '@APP'):
+            app, labels = True, {}
+            continue
+        if stripped in ('//NO_APP', '@NO_APP'):
+            app = False
+            continue
+        if not app:
+            continue
+        label = LABEL.match(stripped)
+        if label:
+            labels[label.group(1).lstrip('.')] = []
+            continue
+        if not is_instruction(line):
+            continue
+        instruction = strip_comment(line).strip()
+        for body in labels.values():
+            body.append(instruction)
+        target = BRANCH.match(instruction)
+        if target and target.group(1).lstrip('.') in labels:
+            name = target.group(1).lstrip('.')
+            loops[(name, function)] = list(labels.pop(name))
+    return loops
+
+
 def innermost_loops(asm):
-    """{(header label, function): [instruction lines]} of every innermost loop."""
-    loops, inner = {}, set()
-    for label, comments, body, function in blocks(asm):
+    """{(header label, function): [instruction lines]} of every innermost loop: the loops inside
+    inline assembly, and LLVM's innermost loops that hold none of them."""
+    found = asm_loops(asm)
+    loops, inner, outer = {}, set(), set()
+    for label, comments, body, function, holds_asm_loop in blocks(asm, {n for n, _ in found}):
         header, in_loop = HEADER.search(comments), IN_LOOP.search(comments)
         if header and label:
             loop = label
@@ -138,8 +188,12 @@ def innermost_loops(asm):
             loop = in_loop.group(1)
         else:
             continue
+        if holds_asm_loop:
+            outer.add(loop)
         loops.setdefault((loop, function), []).extend(body)
-    return {key: body for key, body in loops.items() if key[0] in inner}
+    result = {key: body for key, body in loops.items() if key[0] in inner - outer}
+    result.update(found)
+    return result
 
 
 def hot_loop(asm):
@@ -152,6 +206,104 @@ def hot_loop(asm):
     return best
 
 
+def marked(asm, labels):
+    """`asm` with a label `kiln_mca_loop_N:` right after the definition of labels[N] (a local
+    symbol the linker keeps, where LLVM's `.L` labels are dropped)."""
+    index = {label: n for n, label in enumerate(labels)}
+    out = []
+    for line in asm.splitlines():
+        out.append(line)
+        label = LABEL.match(line.strip())
+        if label and label.group(1).lstrip('.') in index:
+            out.append(f'kiln_mca_loop_{index[label.group(1).lstrip(".")]}:')
+    return '\n'.join(out) + '\n'
+
+
+DRIVER = """#include <stdlib.h>
+#include <string.h>
+#include "{header}"
+/* Runs the model once on inputs of 0.5: mca.py counts the loops' executions under qemu. */
+int main(void) {{
+  const void *args[{up}_NUM_ARGS + 1];
+  void *results[{up}_NUM_RESULTS + 1];
+  size_t argSizes[] = {{{args}0}}, resultSizes[] = {{{results}0}};
+  for (size_t i = 0; i < {up}_NUM_ARGS; ++i) {{
+    float *a = malloc(argSizes[i] + 64);
+    for (size_t j = 0; j < argSizes[i] / sizeof(float); ++j) a[j] = 0.5f;
+    args[i] = a;
+  }}
+  for (size_t i = 0; i < {up}_NUM_RESULTS; ++i) results[i] = malloc(resultSizes[i] + 64);
+  void *arena = aligned_alloc({up}_ARENA_ALIGN,
+                              ({up}_ARENA_SIZE + {up}_ARENA_ALIGN) / {up}_ARENA_ALIGN * {up}_ARENA_ALIGN);
+  return {name}_run(args, results, arena);
+}}
+"""
+# `qemu-aarch64 -d exec,nochain` logs every translation block it runs: "Trace N: HOST [CS/PC/...]".
+TRACE_PC = re.compile(rb'^Trace \d+: \S+ \[[0-9a-f]+/([0-9a-f]+)/')
+
+
+def executions(work, prefix, asm, manifest, loops):
+    """{loop key: times its header ran} for `loops` (keys of innermost_loops), from one run of
+    the AArch64 build under qemu-aarch64: the assembly, with a global label at each loop header,
+    linked with a driver that calls the model once; every translation block qemu executes is
+    logged (-d exec,nochain), and a loop's header starts a block on every iteration."""
+    keys = list(loops)
+    name = manifest['name']
+    with open(prefix + '.marked.s', 'w') as f:
+        f.write(marked(asm, [label for label, _ in keys]))
+    driver = prefix + '-driver.c'
+    with open(driver, 'w') as f:
+        f.write(DRIVER.format(name=name, up=name.upper(), header=os.path.basename(prefix) + '.h',
+                              args=''.join(f'{name.upper()}_ARG{i}_SIZE, '
+                                           for i in range(len(manifest['args']))),
+                              results=''.join(f'{name.upper()}_RESULT{i}_SIZE, '
+                                              for i in range(len(manifest['results'])))))
+    exe = prefix + '.exe'
+    subprocess.run(['aarch64-linux-gnu-gcc', '-static', '-O1', '-I', os.path.dirname(prefix),
+                    driver, prefix + '.marked.s', '-o', exe], check=True, capture_output=True)
+    symbols = subprocess.run(['llvm-nm-19', exe], check=True, capture_output=True,
+                             text=True).stdout
+    address = {}
+    for line in symbols.splitlines():
+        parts = line.split()
+        if len(parts) == 3 and parts[2].startswith('kiln_mca_loop_'):
+            address[int(parts[0], 16)] = keys[int(parts[2][len('kiln_mca_loop_'):])]
+    log = prefix + '.exec.log'
+    subprocess.run(['qemu-aarch64', '-d', 'exec,nochain', '-D', log, exe], check=True,
+                   capture_output=True)
+    counts = dict.fromkeys(keys, 0)
+    with open(log, 'rb') as f:
+        for line in f:
+            pc = TRACE_PC.match(line)
+            if pc:
+                key = address.get(int(pc.group(1), 16))
+                if key:
+                    counts[key] += 1
+    os.remove(log)
+    return counts
+
+
+def timed_hot_loop(triple, cpu, work, prefix, asm, manifest):
+    """The innermost loop with an FMA that takes the most modeled time: executions (from
+    qemu) x llvm-mca's cycles per iteration. ((header, function), body, fmas, executions,
+    cycles per iteration, its share of the modeled time of all innermost loops with an FMA), or
+    None."""
+    loops = {key: body for key, body in innermost_loops(asm).items()
+             if any(FMA.match(' ' + i) for i in body)}
+    if not loops:
+        return None
+    counts = executions(work, prefix, asm, manifest, loops)
+    best, total = None, 0.0
+    for key, body in loops.items():
+        if not counts[key]:
+            continue
+        cycles = mca_cycles(triple, cpu, body)
+        total += counts[key] * cycles
+        if best is None or counts[key] * cycles > best[3] * best[4]:
+            best = (key, body, [i for i in body if FMA.match(' ' + i)], counts[key], cycles)
+    return best and best + (best[3] * best[4] / total,)
+
+
 def mca_cycles(triple, cpu, lines):
     """llvm-mca's cycles per iteration of `lines` run back to back."""
     out = subprocess.run(['llvm-mca-19', f'-mtriple={triple}', f'-mcpu={cpu}',
@@ -162,16 +314,18 @@ def mca_cycles(triple, cpu, lines):
 
 
 def compile_asm(kiln, work, name, hlo, triple, cpu):
+    """(assembly, {function: manifest kernel}, manifest, output prefix)."""
     src = os.path.join(work, name + '.hlo')
     with open(src, 'w') as f:
         f.write(hlo)
     prefix = os.path.join(work, f'{name}-{cpu}')
     subprocess.run([kiln, 'compile', src, '--target', triple, '--cpu', cpu, '--emit', 'asm',
-                    '-o', prefix], check=True, capture_output=True, text=True)
+                    '--name', name, '-o', prefix], check=True, capture_output=True, text=True)
     with open(prefix + '.json') as f:
-        kinds = {k['function']: k['kernel'] for k in json.load(f).get('kernels', [])}
+        manifest = json.load(f)
+    kinds = {k['function']: k['kernel'] for k in manifest.get('kernels', [])}
     with open(prefix + '.s') as f:
-        return f.read(), kinds
+        return f.read(), kinds, manifest, prefix
 
 
 def measure(kiln, work, log=print):
@@ -181,15 +335,22 @@ def measure(kiln, work, log=print):
         for triple, cpu in CPUS:
             row = {'kernel': name, 'description': description, 'cpu': cpu, 'triple': triple}
             try:
-                asm, kinds = compile_asm(kiln, work, name, hlo, triple, cpu)
+                asm, kinds, manifest, prefix = compile_asm(kiln, work, name, hlo, triple, cpu)
             except subprocess.CalledProcessError as e:
                 row['error'] = (e.stderr or '').strip().splitlines()[-1:] or ['compile failed']
                 row['error'] = row['error'][0]
                 log(f'  {name} {cpu}: ERROR {row["error"]}')
                 rows.append(row)
                 continue
-            loop = hot_loop(asm)
-            if loop is None:
+            if triple == AARCH64:
+                timed = timed_hot_loop(triple, cpu, work, prefix, asm, manifest)
+                loop = timed and timed[:3]
+                if timed:
+                    row.update(rule='time', executions=timed[3], share=100 * timed[5])
+            else:
+                loop = hot_loop(asm)
+                row['rule'] = 'FMAs'
+            if not loop:
                 row['error'] = 'no innermost loop with an FMA'
             else:
                 (header, function), body, fmas = loop
@@ -200,21 +361,27 @@ def measure(kiln, work, log=print):
                 row['percent'] = 100 * row['bound'] / row['cycles']
                 log(f'  {name} {cpu}: loop {header} in {function}, {len(body)} instructions, {len(fmas)} FMAs, '
                     f'{row["cycles"]:.1f} cycles/iteration, bound {row["bound"]:.1f}, '
-                    f'{row["percent"]:.0f}%')
+                    f'{row["percent"]:.0f}%' +
+                    (f', {row["executions"]} iterations, {row["share"]:.0f}% of the modeled loop time'
+                     if 'executions' in row else ''))
             rows.append(row)
     return rows
 
 
 def table(rows):
-    out = ['| kernel | CPU | hot loop in (manifest kernel) | instructions | FMAs | cycles / iteration | FMA bound | '
-           'bound / cycles |', '|---|---|---|---:|---:|---:|---:|---:|']
+    out = ['| kernel | CPU | hot loop in (manifest kernel) | instructions | FMAs | iterations '
+           '(share of loop time) | cycles / iteration | FMA bound | bound / cycles |',
+           '|---|---|---|---:|---:|---:|---:|---:|---:|']
     for r in rows:
         if 'error' in r:
-            out.append(f'| {r["description"]} | {r["cpu"]} | — | — | — | — | — | '
+            out.append(f'| {r["description"]} | {r["cpu"]} | — | — | — | — | — | — | '
                        f'error: {r["error"][:120].replace("|", "/")} |')
         else:
-            out.append(f'| {r["description"]} | {r["cpu"]} | {r["kernel_kind"]} | {r["instructions"]} | {r["fmas"]} | '
-                       f'{r["cycles"]:.1f} | {r["bound"]:.1f} | {r["percent"]:.0f}% |')
+            runs = (f'{r["executions"]} ({r["share"]:.0f}%)' if 'executions' in r
+                    else 'not run (most FMAs)')
+            out.append(f'| {r["description"]} | {r["cpu"]} | {r["kernel_kind"]} | {r["instructions"]} | '
+                       f'{r["fmas"]} | {runs} | {r["cycles"]:.1f} | {r["bound"]:.1f} | '
+                       f'{r["percent"]:.0f}% |')
     return out
 
 

@@ -102,6 +102,14 @@ bool isInOrderAArch64(std::string_view cpu) {
   return cpu == "cortex-a53" || cpu == "cortex-a55";
 }
 
+/// The cores with an inline-assembly GEMM micro-kernel (f32 only):
+/// InOrderMicroKernel.cpp's schedule is tuned to the Cortex-A53. Little
+/// endian only: its 128-bit `ldr q` of A puts element i in lane i there.
+bool hasInOrderMicroKernel(const TargetInfo &info, int64_t elementBytes) {
+  return info.isAArch64 && info.cpu == "cortex-a53" && elementBytes == 4 &&
+         llvm::Triple(info.triple).isLittleEndian();
+}
+
 /// Targets whose 128-bit IR vectors are four scalar registers (see
 /// setScalarFpu): the only ones with 8 "vector" registers.
 bool hasScalarFpu(const TargetInfo &info) {
@@ -192,6 +200,14 @@ GemmTile TargetInfo::gemmTile(int64_t elementBytes, int64_t m, int64_t n,
     tile.kUnroll = tile.lanes;
   }
   tile.nr = tile.lanes * vectors;
+  if (hasInOrderMicroKernel(*this, elementBytes) && vectors == 4) {
+    // LLVM's scheduler cannot keep an A53 fed (docs/performance.md): a
+    // fixed, software-pipelined schedule in inline assembly does, on a
+    // 4 x 16 tile with a second set of B and A registers.
+    tile.mr = 4;
+    tile.asmKSteps = 8;
+    tile.interleavedPanels = true;
+  }
   if (m <= 4) {
     // Memory-bound: every weight is used m times. Up to eight vectors per
     // row keep enough independent FMA chains, within the same register
@@ -201,6 +217,10 @@ GemmTile TargetInfo::gemmTile(int64_t elementBytes, int64_t m, int64_t n,
     wide = std::min(wide, columnVectors);
     tile.mr = std::max<int64_t>(m, 1);
     tile.nr = tile.lanes * wide;
+    if (tile.mr != 4 || tile.nr != 4 * tile.lanes) {
+      tile.asmKSteps = 0; // the micro-kernel's tile is 4 x 16 only
+      tile.interleavedPanels = false;
+    }
   }
   // K is not split (KC = K): the epilogue then runs once, on registers,
   // and a K x NR panel of B streams from L1/L2 with a 14-row tile reusing

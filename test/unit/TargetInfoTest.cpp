@@ -95,6 +95,31 @@ TEST_CASE("Scalar FPUs get a 5x4 f32 GEMM tile, NEON keeps two vectors",
   CHECK(infoFor("armv7a-linux-gnueabihf", "").gemmTile(4, 125, 64, 64).nr == 8);
 }
 
+TEST_CASE("Only the Cortex-A53 runs the assembly micro-kernel, on f32 4x16",
+          "[target][codegen]") {
+  codegen::GemmTile a53 =
+      infoFor("aarch64-linux-gnu", "cortex-a53").gemmTile(4, 125, 64, 64);
+  CHECK(a53.mr == 4);
+  CHECK(a53.nr == 16);
+  CHECK(a53.asmKSteps == 8);
+  CHECK(a53.interleavedPanels);
+  // Not for f64, nor for skinny tiles other than 4 x 16, nor other cores.
+  CHECK(infoFor("aarch64-linux-gnu", "cortex-a53")
+            .gemmTile(8, 125, 64, 64)
+            .asmKSteps == 0);
+  codegen::GemmTile skinny =
+      infoFor("aarch64-linux-gnu", "cortex-a53").gemmTile(4, 2, 64, 64);
+  CHECK(skinny.asmKSteps == 0);
+  CHECK_FALSE(skinny.interleavedPanels);
+  for (const char *cpu : {"cortex-a55", "cortex-a72", "neoverse-n1"}) {
+    codegen::GemmTile tile =
+        infoFor("aarch64-linux-gnu", cpu).gemmTile(4, 125, 64, 64);
+    INFO(cpu);
+    CHECK(tile.asmKSteps == 0);
+    CHECK_FALSE(tile.interleavedPanels);
+  }
+}
+
 TEST_CASE("x86-64 and AArch64 keep their facts", "[target][codegen]") {
   codegen::TargetInfo sse = infoFor("x86_64-linux-gnu", "x86-64");
   CHECK_FALSE(sse.fma);

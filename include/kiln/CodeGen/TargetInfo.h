@@ -32,6 +32,14 @@ struct GemmTile {
   /// contiguous in K: each row's A elements for them load as one vector,
   /// and every FMA takes its A value by lane (in-order cores, see gemmTile).
   int64_t kUnroll = 1;
+  /// Each K row of a packed panel holds its 16-column blocks as 4 x 4
+  /// transposed (column 4q + j at 4j + q), so one AArch64 LD4 loads the
+  /// block's four vectors: the layout the in-order micro-kernel reads.
+  bool interleavedPanels = false;
+  /// K steps per iteration of the inline-assembly micro-kernel for full
+  /// tiles (Cortex-A53; 0: none, the K loop is LLVM's). See
+  /// lib/CodeGen/Kernels/InOrderMicroKernel.h.
+  int64_t asmKSteps = 0;
 };
 
 struct TargetInfo {

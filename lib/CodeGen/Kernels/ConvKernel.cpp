@@ -211,7 +211,7 @@ Expected<bool> emitConvolutionKernel(EmitterContext &ctx,
     groupOffsets.push_back(outOffsets[size_t(group * g.outPerGroup)]);
   Value *packed =
       packPanels(ctx, *weights, groupOffsets, dimOffsets(kernelShape, kDims),
-                 columnOffsets, tile.nr);
+                 columnOffsets, tile.nr, tile.interleavedPanels);
   bool pointwise = isPointwise(g) && isDenseNhwc(conv);
   Value *zero = zeroRow(ctx, dtype, g.inPerGroup);
 

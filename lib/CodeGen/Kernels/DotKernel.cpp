@@ -92,8 +92,8 @@ enum class RhsMode {
 /// Packs the run-time rhs `source` into `target` in the layout packPanels
 /// gives constants, inside the kernel: one pass over the rhs per call.
 Error emitRuntimePacking(EmitterContext &ctx, ir::DType dtype,
-                         const DotGeometry &g, int64_t nr, Value *source,
-                         Value *target) {
+                         const DotGeometry &g, int64_t nr, bool interleaved,
+                         Value *source, Value *target) {
   llvm::IRBuilder<> &b = ctx.builder();
   int64_t panels = (g.n + nr - 1) / nr;
   auto i64 = [&](int64_t v) { return ctx.i64(v); };
@@ -124,8 +124,11 @@ Error emitRuntimePacking(EmitterContext &ctx, ir::DType dtype,
               value = b.CreateSelect(
                   inside, value,
                   llvm::Constant::getNullValue(value->getType()));
-              b.CreateAlignedStore(value, offsetPointer(ctx, dtype, to, c),
-                                   llvm::Align(ir::byteSize(dtype)));
+              b.CreateAlignedStore(
+                  value,
+                  offsetPointer(ctx, dtype, to,
+                                packedColumnValue(ctx, c, interleaved)),
+                  llvm::Align(ir::byteSize(dtype)));
               return Error::success();
             },
             "pack.c");
@@ -137,14 +140,15 @@ Error emitRuntimePacking(EmitterContext &ctx, ir::DType dtype,
 /// are listed one by one, which a constant's size (--max-constant-bytes)
 /// keeps affordable.
 Value *packConstantRhs(EmitterContext &ctx, const Instruction &dot,
-                       const Instruction &weights, int64_t nr) {
+                       const Instruction &weights, int64_t nr,
+                       bool interleaved) {
   const auto &dn = dot.attrs().dot;
   const ir::Shape &rhs = dot.operand(1)->shape();
   return packPanels(
       ctx, weights, dimOffsets(rhs, dn.rhsBatch),
       dimOffsets(rhs, dn.rhsContracting),
       dimOffsets(rhs, freeDims(rhs.rank(), dn.rhsBatch, dn.rhsContracting)),
-      nr);
+      nr, interleaved);
 }
 
 const char *modeName(RhsMode mode) {
@@ -208,7 +212,8 @@ Expected<bool> emitDotKernel(EmitterContext &ctx, const Instruction &dot,
   size_t written = args.size();
   args.push_back(lhs->address);
   args.push_back(mode == RhsMode::Constant
-                     ? packConstantRhs(ctx, dot, *weights, tile.nr)
+                     ? packConstantRhs(ctx, dot, *weights, tile.nr,
+                                       tile.interleavedPanels)
                      : ctx.operandBuffer(dot, 1)->address);
   size_t leafStart = args.size();
   for (Value *leaf : epilogue->leafPointers(ctx))
@@ -231,7 +236,8 @@ Expected<bool> emitDotKernel(EmitterContext &ctx, const Instruction &dot,
         Value *lhsArg = f.getArg(unsigned(written));
         Value *rhsArg = f.getArg(unsigned(written + 1));
         if (mode == RhsMode::Packed) {
-          if (Error e = emitRuntimePacking(ctx, dtype, *g, tile.nr, rhsArg,
+          if (Error e = emitRuntimePacking(ctx, dtype, *g, tile.nr,
+                                             tile.interleavedPanels, rhsArg,
                                            f.getArg(1)))
             return e;
           rhsArg = f.getArg(1);

@@ -1,6 +1,8 @@
 //===- Gemm.cpp - The register-blocked GEMM every contraction runs on -----===//
 #include "Gemm.h"
+#include "InOrderMicroKernel.h"
 #include "KernelSupport.h"
+#include "PackedWeights.h"
 
 #include <llvm/IR/Constants.h>
 #include <llvm/IR/Intrinsics.h>
@@ -101,6 +103,11 @@ private:
   void emitStep(Value *bSeg, Value *kk, const TilePlan &plan,
                 llvm::function_ref<Value *(int64_t)> aBroadcast,
                 std::vector<Value *> &acc);
+  /// The tile's B vectors at `kOffset` from interleaved panels
+  /// (GemmTile::interleavedPanels): each 16-column block is one load,
+  /// de-interleaved by shuffles (AArch64 selects LD4).
+  std::vector<Value *> loadInterleaved(Value *bSeg, Value *kOffset,
+                                       const TilePlan &plan);
   Error storeTile(Value *row0, Value *panel0, const TilePlan &plan,
                   const std::vector<Value *> &acc);
   /// A skinny tile reads each packed weight once, so it is bound by how
@@ -299,15 +306,26 @@ GemmEmitter::emitSegment(const RowSource &a, Value *row0, Value *panel0,
                       b_.CreateNUWMul(seg, ctx_.i64(a.segmentLength * kRow_)));
   Value *bSeg = offsetPointer(ctx_, shape_.dtype, ops_.b, segOffset);
   llvm::Type *scalar = ctx_.storageType(shape_.dtype);
+  // Cortex-A53: the K loop of a full tile is an assembly block with a
+  // fixed schedule (InOrderMicroKernel.h); what it leaves runs below.
+  int64_t start = inOrderMicroKernelSteps(shape_.tile, plan.rows,
+                                          plan.validCols, shape_.packedB,
+                                          a.kStride, a.segmentLength);
+  if (start > 0) {
+    acc = emitInOrderMicroKernel(ctx_, rows, bSeg, start, acc);
+    if (start == a.segmentLength)
+      return acc;
+  }
   // In-order cores (TargetInfo::gemmTile): U K steps per iteration, each
   // row's U A elements in one vector load, each FMA taking its A value by
   // lane (AArch64's by-element FMLA). The remaining K % U steps run below.
   int64_t unroll = a.kStride == 1 ? shape_.tile.kUnroll : 1;
-  int64_t unrolled = unroll > 1 ? a.segmentLength / unroll * unroll : 0;
-  if (unrolled > 0) {
+  int64_t unrolled =
+      unroll > 1 ? start + (a.segmentLength - start) / unroll * unroll : start;
+  if (unrolled > start) {
     llvm::Type *aVector = llvm::FixedVectorType::get(scalar, unsigned(unroll));
     Expected<std::vector<Value *>> sums = emitCarriedLoop(
-        ctx_, ctx_.i64(0), ctx_.i64(unrolled), unroll, std::move(acc),
+        ctx_, ctx_.i64(start), ctx_.i64(unrolled), unroll, std::move(acc),
         [&](Value *kk, const std::vector<Value *> &carried)
             -> Expected<std::vector<Value *>> {
           std::vector<Value *> next = carried, av;
@@ -363,7 +381,9 @@ void GemmEmitter::emitStep(Value *bSeg, Value *kk, const TilePlan &plan,
       shape_.packedB ? uint64_t(lanes_ * bytes_) : uint64_t(bytes_);
   Value *kOffset = b_.CreateNUWMul(kk, ctx_.i64(kRow_));
   std::vector<Value *> bv;
-  for (int64_t q = 0; q < vectors; ++q) {
+  if (shape_.packedB && shape_.tile.interleavedPanels)
+    bv = loadInterleaved(bSeg, kOffset, plan);
+  for (int64_t q = int64_t(bv.size()); q < vectors; ++q) {
     int64_t offset = q / perPanel * panelStride_ + q % perPanel * lanes_;
     Value *at = offsetPointer(ctx_, shape_.dtype, bSeg,
                               b_.CreateNUWAdd(kOffset, ctx_.i64(offset)));
@@ -379,6 +399,31 @@ void GemmEmitter::emitStep(Value *bSeg, Value *kk, const TilePlan &plan,
       sum = multiplyAdd(ctx_, sum, broadcast, bv[size_t(q)]);
     }
   }
+}
+
+std::vector<Value *> GemmEmitter::loadInterleaved(Value *bSeg, Value *kOffset,
+                                                  const TilePlan &plan) {
+  constexpr int64_t kBlock = 16;
+  int64_t blockVectors = kBlock / lanes_, perPanel = nr_ / lanes_;
+  auto *block = llvm::FixedVectorType::get(ctx_.storageType(shape_.dtype),
+                                           unsigned(kBlock));
+  std::vector<Value *> bv;
+  Value *loaded = nullptr;
+  for (int64_t q = 0; q < vectorsOf(plan); ++q) {
+    if (q % blockVectors == 0) {
+      int64_t offset = q / perPanel * panelStride_ + q % perPanel * lanes_;
+      Value *at = offsetPointer(ctx_, shape_.dtype, bSeg,
+                                b_.CreateNUWAdd(kOffset, ctx_.i64(offset)));
+      loaded = b_.CreateAlignedLoad(block, at, llvm::Align(uint64_t(bytes_)));
+      if (streamsWeights(plan))
+        prefetch(at);
+    }
+    llvm::SmallVector<int> lanes;
+    for (int64_t j = 0; j < lanes_; ++j)
+      lanes.push_back(int(packedColumn(q % blockVectors * lanes_ + j, true)));
+    bv.push_back(b_.CreateShuffleVector(loaded, lanes));
+  }
+  return bv;
 }
 
 Error GemmEmitter::storeTile(Value *row0, Value *panel0, const TilePlan &plan,

@@ -57,6 +57,18 @@ const ir::Instruction *constantSource(EmitterContext &ctx,
   return source.opcode() == ir::Opcode::Constant ? &source : nullptr;
 }
 
+llvm::Value *packedColumnValue(EmitterContext &ctx, llvm::Value *column,
+                               bool interleaved) {
+  if (!interleaved)
+    return column;
+  llvm::IRBuilder<> &b = ctx.builder();
+  llvm::Value *inBlock = b.CreateAnd(column, ctx.i64(15));
+  llvm::Value *blockStart = b.CreateSub(column, inBlock);
+  llvm::Value *lane = b.CreateMul(b.CreateAnd(inBlock, ctx.i64(3)), ctx.i64(4));
+  return b.CreateAdd(b.CreateAdd(blockStart, lane),
+                     b.CreateLShr(inBlock, ctx.i64(2)));
+}
+
 namespace {
 
 /// Packed weights as a read-only global, counted in the weights bytes.
@@ -86,7 +98,8 @@ llvm::GlobalVariable *packPanels(EmitterContext &ctx,
                                  const ir::Instruction &constant,
                                  const std::vector<int64_t> &batches,
                                  const std::vector<int64_t> &ks,
-                                 const std::vector<int64_t> &ns, int64_t nr) {
+                                 const std::vector<int64_t> &ns, int64_t nr,
+                                 bool interleaved) {
   size_t bytes = ir::byteSize(constant.shape().dtype());
   int64_t n = int64_t(ns.size()), k = int64_t(ks.size());
   int64_t panels = (n + nr - 1) / nr;
@@ -94,23 +107,25 @@ llvm::GlobalVariable *packPanels(EmitterContext &ctx,
                     std::to_string(k) + "x" + std::to_string(n) + "x" +
                     std::to_string(batches.size()) + "/" +
                     std::to_string(ks.size() > 1 ? ks[1] - ks[0] : 0) + "," +
-                    std::to_string(ns.size() > 1 ? ns[1] - ns[0] : 0);
+                    std::to_string(ns.size() > 1 ? ns[1] - ns[0] : 0) +
+                    (interleaved ? "/interleaved" : "");
   auto &cache = ctx.packedWeights();
   if (auto found = cache.find(key); found != cache.end())
     return found->second;
   const std::vector<uint8_t> &source = constant.literal().bytes();
   std::vector<uint8_t> packed(batches.size() * size_t(panels * k * nr) * bytes,
                               0);
-  size_t out = 0;
+  size_t row = 0;
   for (int64_t b : batches)
     for (int64_t p = 0; p < panels; ++p)
-      for (int64_t kk = 0; kk < k; ++kk)
-        for (int64_t c = 0; c < nr; ++c, out += bytes) {
+      for (int64_t kk = 0; kk < k; ++kk, row += size_t(nr) * bytes)
+        for (int64_t c = 0; c < nr; ++c) {
           int64_t column = p * nr + c;
           if (column >= n)
             continue;
           size_t from = size_t(b + ks[size_t(kk)] + ns[size_t(column)]) * bytes;
-          std::memcpy(&packed[out], &source[from], bytes);
+          size_t to = row + size_t(packedColumn(c, interleaved)) * bytes;
+          std::memcpy(&packed[to], &source[from], bytes);
         }
   llvm::GlobalVariable *global =
       emitPacked(ctx, packed, constant.shape().dtype(), constant.name());
@@ -121,7 +136,7 @@ llvm::GlobalVariable *packPanels(EmitterContext &ctx,
 llvm::GlobalVariable *
 packComputedPanels(EmitterContext &ctx, const std::string &key,
                    const std::string &name, ir::DType dtype, int64_t batches,
-                   int64_t k, int64_t n, int64_t nr,
+                   int64_t k, int64_t n, int64_t nr, bool interleaved,
                    llvm::function_ref<std::vector<double>()> compute) {
   auto &cache = ctx.packedWeights();
   if (auto found = cache.find(key); found != cache.end())
@@ -130,14 +145,15 @@ packComputedPanels(EmitterContext &ctx, const std::string &key,
   size_t bytes = ir::byteSize(dtype);
   int64_t panels = (n + nr - 1) / nr;
   std::vector<uint8_t> packed(size_t(batches * panels * k * nr) * bytes, 0);
-  size_t out = 0;
+  size_t row = 0;
   for (int64_t b = 0; b < batches; ++b)
     for (int64_t p = 0; p < panels; ++p)
-      for (int64_t kk = 0; kk < k; ++kk)
-        for (int64_t c = 0; c < nr; ++c, out += bytes) {
+      for (int64_t kk = 0; kk < k; ++kk, row += size_t(nr) * bytes)
+        for (int64_t c = 0; c < nr; ++c) {
           int64_t column = p * nr + c;
           if (column >= n)
             continue;
+          size_t out = row + size_t(packedColumn(c, interleaved)) * bytes;
           double value = values[size_t((b * k + kk) * n + column)];
           if (dtype == ir::DType::F64) {
             std::memcpy(&packed[out], &value, bytes);

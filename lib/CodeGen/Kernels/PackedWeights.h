@@ -41,16 +41,33 @@ DimProgression dimProgression(const ir::Shape &shape,
 const ir::Instruction *constantSource(EmitterContext &ctx,
                                       const ir::Instruction &value);
 
+/// Where column `column` of a panel row is stored: in place, or with
+/// `interleaved` (GemmTile::interleavedPanels) each 16-column block
+/// transposed as 4 x 4, column 4q + j at 4j + q, so AArch64's LD4 gives
+/// vector q of the block. Panels of interleaved layout are multiples of 16.
+inline int64_t packedColumn(int64_t column, bool interleaved) {
+  if (!interleaved)
+    return column;
+  int64_t inBlock = column % 16;
+  return column - inBlock + inBlock % 4 * 4 + inBlock / 4;
+}
+
+/// packedColumn for a column computed at run time (packing in the kernel).
+llvm::Value *packedColumnValue(EmitterContext &ctx, llvm::Value *column,
+                               bool interleaved);
+
 /// The panel layout of constant `constant`: element (b, k, n) of the
 /// contraction sits at batches[b] + ks[k] + ns[n] in the constant; the
 /// result holds, per batch and per panel of `nr` columns, K rows of `nr`
-/// elements (columns past the end are zero). Cached per constant and
-/// layout, counted in the weights bytes.
+/// elements (columns past the end are zero), each row's columns placed by
+/// packedColumn. Cached per constant and layout, counted in the weights
+/// bytes.
 llvm::GlobalVariable *packPanels(EmitterContext &ctx,
                                  const ir::Instruction &constant,
                                  const std::vector<int64_t> &batches,
                                  const std::vector<int64_t> &ks,
-                                 const std::vector<int64_t> &ns, int64_t nr);
+                                 const std::vector<int64_t> &ns, int64_t nr,
+                                 bool interleaved = false);
 
 /// The panel layout of weights computed at compile time: `compute` returns
 /// them as [batch][k][n] (row-major, in double) and runs only when `key`
@@ -59,7 +76,7 @@ llvm::GlobalVariable *packPanels(EmitterContext &ctx,
 llvm::GlobalVariable *
 packComputedPanels(EmitterContext &ctx, const std::string &key,
                    const std::string &name, ir::DType dtype, int64_t batches,
-                   int64_t k, int64_t n, int64_t nr,
+                   int64_t k, int64_t n, int64_t nr, bool interleaved,
                    llvm::function_ref<std::vector<double>()> compute);
 
 } // namespace kiln::codegen::kernels

@@ -296,11 +296,13 @@ Expected<bool> emitWinogradKernel(EmitterContext &ctx, const Instruction &conv,
   l.uStride = (cout + nr - 1) / nr * nr * cin;
   l.vOffset = wg::kPositions * plan->blockTiles * cin;
 
-  std::string packKey = fmt::format("winograd/{}/{}/{}x{}", weights->name(),
-                                    nr, cin, cout);
+  bool interleaved = shape.tile.interleavedPanels;
+  std::string packKey =
+      fmt::format("winograd/{}/{}/{}x{}{}", weights->name(), nr, cin, cout,
+                  interleaved ? "/interleaved" : "");
   Value *packed = packComputedPanels(
       ctx, packKey, "winograd." + weights->name(), kDtype, wg::kPositions, cin,
-      cout, nr,
+      cout, nr, interleaved,
       [&] { return transformedWeights(conv, *weights, cin, cout); });
   Value *zero = zeroRow(ctx, kDtype, (cin + l.lanes - 1) / l.lanes * l.lanes);
 
