@@ -103,6 +103,12 @@ ReportSection totalsReportSection(const aot::ModelInfo &info,
 /// where the peak is, and every arena buffer with its live range.
 ReportSection memoryReportSection(const analysis::BufferAssignment &buffers);
 
+/// The "concatenates" section (ConcatenateReport.cpp): every operand of a
+/// concatenate with a buffer of its own, whether it was computed in place
+/// in its part of that buffer, and if not, why the concatenate copies it.
+ReportSection concatenateReportSection(const ir::Module &module,
+                                       const analysis::BufferAssignment &buffers);
+
 } // namespace kiln::driver
 
 #endif // KILN_LIB_DRIVER_REPORT_H
