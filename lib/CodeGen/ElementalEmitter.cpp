@@ -413,6 +413,10 @@ static Error emitConcatenateRows(EmitterContext &ctx, const Instruction &writer,
     int64_t offset = 0;
     for (const Instruction *operand : concat.operands()) {
       int64_t width = operand->shape().dims().back();
+      if (ctx.buffers().inPlaceInConcatenate({operand, -1}, &concat)) {
+        offset += width; // computed there already
+        continue;
+      }
       BufferRef segment{nullptr, out.dtype, {width}, 1};
       unsigned lanes = std::max(ctx.rowLanes(segment), 1u);
       auto run = [&](Value *j, unsigned count) -> Error {
@@ -515,9 +519,23 @@ static bool hasOperandsInPlace(EmitterContext &ctx, const Instruction &concat) {
 /// A concatenate some of whose operands are already in its buffer: only
 /// the others are copied, each in row runs of its own innermost dimension
 /// stored at its offset along the concatenated dimension (nothing at all
-/// when every operand is in place).
+/// when every operand is in place). Along the innermost dimension, the
+/// copies go per output row, split into tasks as any row loop.
 static Error emitConcatenateCopies(EmitterContext &ctx,
                                    const Instruction &concat) {
+  const ir::Shape &shape = concat.shape();
+  bool copies = false;
+  for (const Instruction *operand : concat.operands())
+    copies |= !ctx.buffers().inPlaceInConcatenate({operand, -1}, &concat) &&
+              operand->shape().numElements() != 0;
+  if (!copies)
+    return Error::success();
+  if (concat.attrs().dimensions[0] == shape.rank() - 1) {
+    int64_t rows = shape.numElements() / shape.dims().back();
+    return emitSplitOrWhole(ctx, concat, rows, 0, [&](const UnitRange *units) {
+      return emitConcatenateRows(ctx, concat, concat, units);
+    });
+  }
   BufferRef out = ctx.outputBuffer(concat);
   size_t axis = size_t(concat.attrs().dimensions[0]);
   auto &b = ctx.builder();
