@@ -363,6 +363,8 @@ MemoryModel Builder::memoryModel() const {
   }
   for (const StateUpdate &update : stateUpdates_)
     model.runsAfter[update.update] = update.readsFirst;
+  for (const auto &[writer, first] : hostOrder_)
+    model.runsAfter[writer] = first;
   model.readsAs = hosts_;
   if (role_ == Role::Callee) { // keepRootLive
     std::vector<ValueRef> root;
@@ -584,15 +586,20 @@ Error Builder::run(std::vector<const Instruction *> &schedule,
   for (ValueRef value : root)
     rootInstructions_.insert(value.instruction);
   // Values already in place elsewhere neither take nor give a host's bytes.
-  ConsumerHosts hosts =
-      consumerHosts(
-          entry_,
-          [&](const Instruction *instruction) {
-            return stateUpdateOf(instruction) || viewedArgument(instruction) ||
-                   viewedStateUpdate(instruction);
-          },
-          [&](ValueRef value) { return argumentStateElement(value) != nullptr; });
+  // A body updating its state in place already orders its readers
+  // (runsAfter); concatenates there copy, so the two orders never meet.
+  ConsumerHosts hosts = consumerHosts(
+      entry_,
+      [&](const Instruction *instruction) {
+        return stateUpdateOf(instruction) || viewedArgument(instruction) ||
+               viewedStateUpdate(instruction);
+      },
+      [&](ValueRef value) { return argumentStateElement(value) != nullptr; },
+      stateUpdates_.empty());
   hosts_ = hosts.hostOf;
+  regions_ = hosts.regionOf;
+  hostOrder_ = hosts.runsAfter;
+  concatenateCopies_ = hosts.copies;
   for (const Instruction *instruction : entry_.instructions())
     if (Error e = classify(instruction))
       return e;
@@ -651,6 +658,8 @@ BufferAssignment::build(const ir::Module &module,
     return e;
   if (Error e = builder.aliasCalleeParameters())
     return e;
+  builder.collectConcatenates(result.concatenateGuests_,
+                              result.concatenateCopies_);
   return result;
 }
 
@@ -681,6 +690,12 @@ bool BufferAssignment::sameSlice(ValueRef a, ValueRef b) const {
     return false;
   const BufferSlice &x = slice(a), &y = slice(b);
   return x.kind == y.kind && x.index == y.index && x.offset == y.offset;
+}
+
+bool BufferAssignment::inPlaceInConcatenate(
+    ValueRef value, const ir::Instruction *concatenate) const {
+  auto it = concatenateGuests_.find(resolve(value));
+  return it != concatenateGuests_.end() && it->second == concatenate;
 }
 
 bool BufferAssignment::resultNeedsCopy(int64_t i) const {
@@ -770,8 +785,17 @@ std::string BufferAssignment::toString() const {
   for (ValueRef value : printOrder()) {
     const BufferSlice &s = slices_.at(value);     auto inPlace = inPlace_.find(value);
     if (inPlace != inPlace_.end()) {
-      out += fmt::format("{}: in place in {}\n", valueName(value),
-                         valueName(inPlace->second));
+      std::string part;
+      if (auto concat = concatenateGuests_.find(value);
+          concat != concatenateGuests_.end())
+        part = s.strided()
+                   ? fmt::format(" (of %{}: rows of {} bytes every {})",
+                                 concat->second->name(), s.rowBytes,
+                                 s.rowStride)
+                   : fmt::format(" (of %{}: contiguous)",
+                                 concat->second->name());
+      out += fmt::format("{}: in place in {}{}\n", valueName(value),
+                         valueName(inPlace->second), part);
       continue;
     }
     auto range = liveRange(value);
@@ -799,6 +823,9 @@ std::string BufferAssignment::toString() const {
   for (size_t i = 0; i < results_.size(); ++i)
     if (resultNeedsCopy(int64_t(i)))
       out += fmt::format("result {}: copy of {}\n", i, valueName(results_[i]));
+  for (const ConcatenateCopy &copy : concatenateCopies_)
+    out += fmt::format("%{} copies %{}: {}\n", copy.concatenate->name(),
+                       copy.operand->name(), copy.reason);
   for (const WriteBack &writeBack : writeBacks_) {
     int64_t arg = writeBack.target.instruction->parameterNumber();
     if (writeBack.unchanged) {

@@ -38,23 +38,40 @@ struct StateUpdate {
 /// place (LoopStateUpdates.cpp).
 std::vector<StateUpdate> stateUpdates(const ir::Computation &body);
 
+/// Where a concatenate's operand lies in the concatenate's bytes: from
+/// `offset`, rows of `rowBytes` every `rowStride` bytes (rowBytes 0: one
+/// contiguous run, as for a concatenate along its outermost dimension).
+struct ConcatenateRegion {
+  const Instruction *concatenate = nullptr;
+  int64_t offset = 0, rowBytes = 0, rowStride = 0;
+};
+
 /// Values computed straight into their only consumer's slice.
 struct ConsumerHosts {
   /// Each guest -> the value whose slice it takes.
   std::map<ValueRef, ValueRef> hostOf;
   /// Each host -> the instruction that writes it first (its chain's head).
   std::map<ValueRef, const Instruction *> firstWriter;
+  /// Guests whose chain passes through a concatenate: their part of it.
+  std::map<ValueRef, ConcatenateRegion> regionOf;
+  /// A concatenate's other chain heads run after its first writer, which
+  /// makes the host live (MemoryModel::runsAfter).
+  std::map<const Instruction *, std::vector<const Instruction *>> runsAfter;
+  /// The concatenate operands that are not guests, and why.
+  std::vector<ConcatenateCopy> copies;
 };
 
 /// The values of `computation` (array instructions and while state
 /// elements) whose only reader is a reshape, or a while's initial state
-/// tuple; `excluded` instructions (already in place elsewhere) are neither
-/// guests nor hosts, and `excludedValue` values are no guests
-/// (ConsumerHosts.cpp).
+/// tuple, and the array instructions whose only reader is a concatenate
+/// (unless `concatenates` is false); `excluded` instructions (already in
+/// place elsewhere) are neither guests nor hosts, and `excludedValue` values
+/// are no guests (ConsumerHosts.cpp).
 ConsumerHosts
 consumerHosts(const ir::Computation &computation,
               const std::function<bool(const Instruction *)> &excluded,
-              const std::function<bool(ValueRef)> &excludedValue);
+              const std::function<bool(ValueRef)> &excludedValue,
+              bool concatenates);
 
 /// The schedules of computations run by while and conditional.
 using CalleeSchedules =
@@ -107,6 +124,10 @@ public:
   void setStateUpdates(std::vector<StateUpdate> updates) {
     stateUpdates_ = std::move(updates);
   }
+  /// The concatenate operands this builder and its callees' computed in
+  /// place, and those still copied.
+  void collectConcatenates(std::map<ValueRef, const Instruction *> &guests,
+                           std::vector<ConcatenateCopy> &copies) const;
 
 private:
   Error classify(const Instruction *instruction);
@@ -163,6 +184,11 @@ private:
   std::vector<std::pair<const Instruction *, int64_t>> stateViews_;
   /// Values computed in their consumer's slice -> that slice's value.
   std::map<ValueRef, ValueRef> hosts_;
+  /// Guests in a concatenate's bytes: their part of the host's slice.
+  std::map<ValueRef, ConcatenateRegion> regions_;
+  std::map<const Instruction *, std::vector<const Instruction *>>
+      hostOrder_; // ConsumerHosts::runsAfter
+  std::vector<ConcatenateCopy> concatenateCopies_;
   /// The instructions whose values the root returns.
   std::set<const Instruction *> rootInstructions_;
 };

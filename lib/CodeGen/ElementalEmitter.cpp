@@ -418,6 +418,10 @@ static Error emitConcatenateRows(EmitterContext &ctx, const Instruction &writer,
     int64_t offset = 0;
     for (const Instruction *operand : concat.operands()) {
       int64_t width = operand->shape().dims().back();
+      if (ctx.buffers().inPlaceInConcatenate({operand, -1}, &concat)) {
+        offset += width; // computed there already
+        continue;
+      }
       BufferRef segment{nullptr, out.dtype, {width}, 1};
       unsigned lanes = std::max(ctx.rowLanes(segment), 1u);
       auto run = [&](Value *j, unsigned count) -> Error {
@@ -508,7 +512,74 @@ static Error emitOutputLoop(EmitterContext &ctx, const Instruction &writer,
   return emitSplitOrWhole(ctx, writer, units, scalarSteps, emitLoop);
 }
 
+/// Whether some operand of concatenate `concat` was computed in its part
+/// of the concatenate's buffer (BufferAssignment::inPlaceInConcatenate).
+static bool hasOperandsInPlace(EmitterContext &ctx, const Instruction &concat) {
+  for (const Instruction *operand : concat.operands())
+    if (ctx.buffers().inPlaceInConcatenate({operand, -1}, &concat))
+      return true;
+  return false;
+}
+
+/// A concatenate some of whose operands are already in its buffer: only
+/// the others are copied, each in row runs of its own innermost dimension
+/// stored at its offset along the concatenated dimension (nothing at all
+/// when every operand is in place). Along the innermost dimension, the
+/// copies go per output row, split into tasks as any row loop.
+static Error emitConcatenateCopies(EmitterContext &ctx,
+                                   const Instruction &concat) {
+  const ir::Shape &shape = concat.shape();
+  bool copies = false;
+  for (const Instruction *operand : concat.operands())
+    copies |= !ctx.buffers().inPlaceInConcatenate({operand, -1}, &concat) &&
+              operand->shape().numElements() != 0;
+  if (!copies)
+    return Error::success();
+  if (concat.attrs().dimensions[0] == shape.rank() - 1) {
+    int64_t rows = shape.numElements() / shape.dims().back();
+    return emitSplitOrWhole(ctx, concat, rows, 0, [&](const UnitRange *units) {
+      return emitConcatenateRows(ctx, concat, concat, units);
+    });
+  }
+  BufferRef out = ctx.outputBuffer(concat);
+  size_t axis = size_t(concat.attrs().dimensions[0]);
+  auto &b = ctx.builder();
+  int64_t next = 0;
+  for (const Instruction *operand : concat.operands()) {
+    const std::vector<int64_t> &dims = operand->shape().dims();
+    int64_t offset = next;
+    next += dims[axis];
+    if (ctx.buffers().inPlaceInConcatenate({operand, -1}, &concat) ||
+        operand->shape().numElements() == 0)
+      continue;
+    std::vector<int64_t> outer(dims.begin(), dims.end() - 1);
+    BufferRef segment{nullptr, out.dtype, {dims.back()}, 1};
+    unsigned lanes = std::max(ctx.rowLanes(segment), 1u);
+    auto rowBody = [&](llvm::ArrayRef<Value *> prefix) -> Error {
+      return ctx.emitRowRuns(
+          dims.back(), lanes, [&](Value *j, unsigned count) -> Error {
+            std::vector<Value *> indices(prefix.begin(), prefix.end());
+            indices.push_back(j);
+            Expected<Value *> value =
+                ctx.elementOf(*operand, ElementIndex{indices, nullptr, count});
+            if (!value)
+              return value.takeError();
+            indices[axis] = b.CreateAdd(indices[axis], ctx.i64(offset));
+            ctx.storeElement(out, ctx.linearIndex(indices, out.dims), *value);
+            return Error::success();
+          });
+    };
+    ctx.clearGenerated();
+    if (Error e = ctx.emitLoopNest(outer, rowBody))
+      return e;
+  }
+  return Error::success();
+}
+
 Error emitElemental(EmitterContext &ctx, const Instruction &instruction) {
+  if (instruction.opcode() == Opcode::Concatenate &&
+      hasOperandsInPlace(ctx, instruction))
+    return emitConcatenateCopies(ctx, instruction);
   if (instruction.opcode() == Opcode::Transpose) {
     Expected<bool> kernel = kernels::emitTransposeKernel(ctx, instruction);
     if (!kernel)

@@ -154,6 +154,9 @@ BufferRef EmitterContext::buffer(ValueRef value) {
   case BufferKind::Result:
     ref.address =
         bufferPointer(resultPointers_, results_, slice.index, "result");
+    if (slice.offset != 0) // a part of a concatenate returned
+      ref.address = builder_.CreateConstInBoundsGEP1_64(
+          builder_.getInt8Ty(), ref.address, uint64_t(slice.offset));
     break;
   case BufferKind::Constant:
     ref.address = constantGlobal(*value.instruction);
@@ -165,6 +168,14 @@ BufferRef EmitterContext::buffer(ValueRef value) {
     ref.align = analysis::BufferAssignment::kArenaAlignment;
     break;
   }
+  if (slice.strided()) {
+    int64_t element = int64_t(ir::byteSize(shape.dtype()));
+    ref.rowLength = slice.rowBytes / element;
+    ref.rowStride = slice.rowStride / element;
+  }
+  // A part of a concatenate starts where its operand's block does.
+  while (ref.align > 1 && slice.offset % int64_t(ref.align) != 0)
+    ref.align /= 2;
   return ref;
 }
 
@@ -189,17 +200,43 @@ BufferRef EmitterContext::resultBuffer(int64_t i) {
 }
 
 Value *EmitterContext::elementPointer(const BufferRef &buffer, Value *linear) {
+  if (buffer.strided()) {
+    Value *length = i64(buffer.rowLength);
+    linear = builder_.CreateNUWAdd(
+        builder_.CreateNUWMul(builder_.CreateUDiv(linear, length),
+                              i64(buffer.rowStride)),
+        builder_.CreateURem(linear, length));
+  }
   return builder_.CreateInBoundsGEP(storageType(buffer.dtype), buffer.address,
                                     linear);
+}
+
+/// Whether `lanes` consecutive elements from a multiple of `lanes` may
+/// straddle two rows of a strided buffer (then each lane has its own
+/// address).
+static bool mayStraddleRows(const BufferRef &buffer, unsigned lanes) {
+  return lanes > 1 && buffer.strided() && buffer.rowLength % lanes != 0;
 }
 
 Value *EmitterContext::loadElement(const BufferRef &buffer, Value *linear,
                                    unsigned lanes) {
   llvm::Type *type = storageType(buffer.dtype);
-  if (lanes > 1)
-    type = llvm::FixedVectorType::get(type, lanes);
   // Only the element size is guaranteed for an arbitrary element address.
   llvm::Align align(ir::byteSize(buffer.dtype));
+  if (mayStraddleRows(buffer, lanes)) {
+    Value *stored = llvm::PoisonValue::get(
+        llvm::FixedVectorType::get(type, lanes));
+    for (unsigned lane = 0; lane < lanes; ++lane) {
+      Value *at = builder_.CreateNUWAdd(linear, i64(lane));
+      stored = builder_.CreateInsertElement(
+          stored,
+          builder_.CreateAlignedLoad(type, elementPointer(buffer, at), align),
+          uint64_t(lane));
+    }
+    return toCompute(buffer.dtype, stored);
+  }
+  if (lanes > 1)
+    type = llvm::FixedVectorType::get(type, lanes);
   Value *stored =
       builder_.CreateAlignedLoad(type, elementPointer(buffer, linear), align);
   return toCompute(buffer.dtype, stored);
@@ -208,8 +245,17 @@ Value *EmitterContext::loadElement(const BufferRef &buffer, Value *linear,
 void EmitterContext::storeElement(const BufferRef &buffer, Value *linear,
                                   Value *value) {
   llvm::Align align(ir::byteSize(buffer.dtype));
-  builder_.CreateAlignedStore(toStorage(buffer.dtype, value),
-                              elementPointer(buffer, linear), align);
+  Value *stored = toStorage(buffer.dtype, value);
+  auto *vector = llvm::dyn_cast<llvm::FixedVectorType>(stored->getType());
+  if (vector && mayStraddleRows(buffer, vector->getNumElements())) {
+    for (unsigned lane = 0; lane < vector->getNumElements(); ++lane)
+      builder_.CreateAlignedStore(
+          builder_.CreateExtractElement(stored, uint64_t(lane)),
+          elementPointer(buffer, builder_.CreateNUWAdd(linear, i64(lane))),
+          align);
+    return;
+  }
+  builder_.CreateAlignedStore(stored, elementPointer(buffer, linear), align);
 }
 
 llvm::GlobalVariable *EmitterContext::constantGlobal(

@@ -46,7 +46,12 @@ struct BufferRef {
   ir::DType dtype = ir::DType::F32;
   std::vector<int64_t> dims;
   uint64_t align = 1;
+  /// A value computed in its part of a concatenate's buffer: linear element
+  /// i is at (i / rowLength) * rowStride + i % rowLength. 0: contiguous.
+  int64_t rowLength = 0;
+  int64_t rowStride = 0;
   int64_t numElements() const;
+  bool strided() const { return rowLength != 0; }
 };
 
 /// Where an element is: the multi-dimensional index (i64 values, one per

@@ -16,6 +16,7 @@ CompileReport buildCompileReport(const aot::ModelInfo &info,
   report.sections.push_back(codeReportSection(info, module, symbols));
   report.sections.push_back(weightsReportSection(module, symbols));
   report.sections.push_back(memoryReportSection(buffers));
+  report.sections.push_back(concatenateReportSection(module, buffers));
   report.sections.push_back(totalsReportSection(info, symbols));
   report.sections.push_back(transposesReportSection(module));
   return report;

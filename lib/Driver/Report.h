@@ -108,6 +108,12 @@ ReportSection memoryReportSection(const analysis::BufferAssignment &buffers);
 /// moves, biggest first, and their count and total.
 ReportSection transposesReportSection(const ir::Module &module);
 
+/// The "concatenates" section (ConcatenateReport.cpp): every operand of a
+/// concatenate with a buffer of its own, whether it was computed in place
+/// in its part of that buffer, and if not, why the concatenate copies it.
+ReportSection concatenateReportSection(const ir::Module &module,
+                                       const analysis::BufferAssignment &buffers);
+
 } // namespace kiln::driver
 
 #endif // KILN_LIB_DRIVER_REPORT_H

@@ -29,7 +29,11 @@
 // The fused computation takes, in order, the contraction's two operands,
 // then the chain's outside operands: per-channel vectors (the broadcast is
 // cloned inside), non-constant scalars and residuals. Scalar constants are
-// cloned inside. The fusion replaces the last chain op and keeps its name.
+// cloned inside, and so is a residual that only widens a value along the
+// output features with one scalar (a pad by a scalar constant, or a
+// concatenate with splat constants on either side; read by nothing else):
+// the fusion takes the value, pads it inside, and the padded copy is never
+// written. The fusion replaces the last chain op and keeps its name.
 // A final convert is not fused, nor are exp and other unary ops, nor
 // contractions in non-entry computations or of other dtypes.
 //
@@ -40,6 +44,7 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <set>
 
 namespace kiln {
@@ -80,6 +85,81 @@ bool isPerChannel(const Chain &chain, const Instruction *x) {
   return chain.featureDim >= 0 && x->opcode() == Opcode::Broadcast &&
          x->operand(0)->shape().rank() == 1 &&
          x->attrs().dimensions == std::vector<int64_t>{chain.featureDim};
+}
+
+/// The scalar every element of `x` holds, when `x` is a constant of equal
+/// elements (bit for bit) or a broadcast of a scalar constant.
+std::optional<ir::Literal> splatScalar(const Instruction *x) {
+  if (x->opcode() == Opcode::Broadcast && x->operand(0)->shape().rank() == 0)
+    x = x->operand(0);
+  if (x->opcode() != Opcode::Constant || x->shape().isTuple() ||
+      x->shape().numElements() == 0)
+    return std::nullopt;
+  const std::vector<uint8_t> &bytes = x->literal().bytes();
+  size_t width = ir::byteSize(x->shape().dtype());
+  for (size_t at = width; at < bytes.size(); at += width)
+    if (!std::equal(bytes.begin(), bytes.begin() + ptrdiff_t(width),
+                    bytes.begin() + ptrdiff_t(at)))
+      return std::nullopt;
+  return ir::Literal(ir::Shape::scalar(x->shape().dtype()),
+                     std::vector<uint8_t>(bytes.begin(),
+                                          bytes.begin() + ptrdiff_t(width)));
+}
+
+/// A residual that widens one value along the output features only, with
+/// one scalar: pad(v, c) (edges only), or concatenate(c..., v, c...) along
+/// the features with splat constants of one value around v (BlazeFace's
+/// shortcut, as its ONNX export writes it: the block input and a
+/// ConstantOfShape of zeros). Read by nothing else, it joins the fusion as
+/// a pad of v, which the kernels read per element (no padded copy).
+struct ChannelWidening {
+  Instruction *value = nullptr;
+  ir::Literal fill;
+  int64_t low = 0, high = 0;
+};
+
+std::optional<ChannelWidening> channelWidening(const Chain &chain,
+                                               const Instruction *x) {
+  if (chain.featureDim < 0 || x->users().size() != 1)
+    return std::nullopt;
+  size_t feature = size_t(chain.featureDim);
+  ChannelWidening widening;
+  if (x->opcode() == Opcode::Pad) {
+    std::optional<ir::Literal> fill = splatScalar(x->operand(1));
+    if (!fill)
+      return std::nullopt;
+    const std::vector<ir::PadDim> &padding = x->attrs().padding;
+    for (size_t d = 0; d < padding.size(); ++d) {
+      const ir::PadDim &pad = padding[d];
+      if (pad.interior != 0 || pad.low < 0 || pad.high < 0 ||
+          (d != feature && (pad.low != 0 || pad.high != 0)))
+        return std::nullopt;
+    }
+    return ChannelWidening{x->operand(0), *fill, padding[feature].low,
+                           padding[feature].high};
+  }
+  if (x->opcode() != Opcode::Concatenate ||
+      x->attrs().dimensions != std::vector<int64_t>{chain.featureDim})
+    return std::nullopt;
+  std::optional<ir::Literal> fill;
+  for (Instruction *operand : x->operands()) {
+    std::optional<ir::Literal> splat = splatScalar(operand);
+    int64_t width = operand->shape().dim(feature);
+    if (!splat) {
+      if (widening.value)
+        return std::nullopt; // two values
+      widening.value = operand;
+      continue;
+    }
+    if (fill && !(*fill == *splat))
+      return std::nullopt;
+    fill = splat;
+    (widening.value ? widening.high : widening.low) += width;
+  }
+  if (!widening.value || !fill)
+    return std::nullopt;
+  widening.fill = *fill;
+  return widening;
 }
 
 /// X is a per-channel or scalar operand (bias, scale, shift, bound).
@@ -312,6 +392,16 @@ private:
           source = operand->operand(0);
           leaves_.push_back(source);
         }
+        if (auto widening = channelWidening(chain_, operand)) {
+          source = widening->value; // the fill is cloned inside
+          for (Instruction *edge : operand->operands()) {
+            if (edge == source)
+              continue;
+            leaves_.push_back(edge);
+            if (edge->opcode() == Opcode::Broadcast)
+              leaves_.push_back(edge->operand(0)); // after it: removed later
+          }
+        }
         if (source->opcode() == Opcode::Constant &&
             source->shape().rank() == 0)
           continue; // cloned inside
@@ -333,6 +423,17 @@ private:
       value = params_[size_t(param - operands_.begin())];
     } else if (outside->opcode() == Opcode::Constant) {
       value = fused.addConstant(outside->literal(), outside->name());
+    } else if (auto widening = channelWidening(chain_, outside)) {
+      ir::Attributes attrs;
+      attrs.padding.assign(size_t(outside->shape().rank()), ir::PadDim{});
+      attrs.padding[size_t(chain_.featureDim)] = {widening->low,
+                                                   widening->high, 0};
+      Instruction *fill = fused.addConstant(widening->fill,
+                                            outside->name() + "_fill");
+      fill->setSourceNode(outside->sourceNode());
+      value = fused.add(Opcode::Pad, outside->shape(),
+                        {innerValue(fused, widening->value), fill}, attrs,
+                        outside->name());
     } else {
       assert(outside->opcode() == Opcode::Broadcast);
       value = fused.add(Opcode::Broadcast, outside->shape(),
@@ -351,7 +452,8 @@ private:
       if (removed_.count(leaf) || !leaf->users().empty() ||
           leaf == entry_.root() || leaf->opcode() == Opcode::Parameter ||
           (leaf->opcode() != Opcode::Broadcast &&
-           leaf->opcode() != Opcode::Constant))
+           leaf->opcode() != Opcode::Constant && leaf->opcode() != Opcode::Pad &&
+           leaf->opcode() != Opcode::Concatenate))
         continue;
       removed_.insert(leaf);
       entry_.removeInstruction(leaf);

@@ -35,8 +35,22 @@ enum class BufferKind { Arg, Result, Constant, Arena };
 struct BufferSlice {
   BufferKind kind = BufferKind::Arena;
   int64_t index = 0;  // argument or result number (Arg, Result)
-  int64_t offset = 0; // byte offset in the arena (Arena)
+  int64_t offset = 0; // byte offset in the arena (Arena) or in the result
   int64_t bytes = 0;
+  /// A value computed in its slice of a concatenate's buffer: its elements
+  /// come in rows of `rowBytes` every `rowStride` bytes (a channel concat
+  /// in NHWC: C of the concat's channels per pixel). 0: contiguous.
+  int64_t rowBytes = 0;
+  int64_t rowStride = 0;
+  bool strided() const { return rowBytes != 0; }
+};
+
+/// An operand a concatenate copies into its buffer, and why it is not
+/// computed there in place (`--emit report`).
+struct ConcatenateCopy {
+  const ir::Instruction *concatenate = nullptr;
+  const ir::Instruction *operand = nullptr;
+  std::string reason;
 };
 
 /// The dot or convolution of a kOutput fusion that is computed straight
@@ -171,6 +185,22 @@ public:
   /// Argument write-backs, in the order given to build().
   const std::vector<WriteBack> &writeBacks() const { return writeBacks_; }
 
+  /// Whether operand `value` of concatenate `concatenate` was computed in
+  /// its slice of the concatenate's buffer (the concatenate copies only
+  /// the other operands).
+  bool inPlaceInConcatenate(ValueRef value,
+                            const ir::Instruction *concatenate) const;
+  /// The operands concatenates still copy, with the reason, in schedule
+  /// order of the concatenates (callees' after the entry's).
+  const std::vector<ConcatenateCopy> &concatenateCopies() const {
+    return concatenateCopies_;
+  }
+  /// Concatenate operands computed in place -> their concatenate.
+  const std::map<ValueRef, const ir::Instruction *> &
+  concatenateGuests() const {
+    return concatenateGuests_;
+  }
+
   /// Whether `a` and `b` both have slices and they start at the same place
   /// (an in-place loop state update and the state element it updates).
   bool sameSlice(ValueRef a, ValueRef b) const;
@@ -195,6 +225,9 @@ private:
   /// Output-fusion contractions -> the fusion whose output they share;
   /// in-place loop state updates -> the body parameter element.
   std::map<ValueRef, ValueRef> inPlace_;
+  /// Concatenate operands computed in place -> the concatenate.
+  std::map<ValueRef, const ir::Instruction *> concatenateGuests_;
+  std::vector<ConcatenateCopy> concatenateCopies_;
   Totals totals_;
 };
 

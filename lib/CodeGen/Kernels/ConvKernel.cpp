@@ -179,7 +179,12 @@ Expected<bool> emitConvolutionKernel(EmitterContext &ctx,
       return done;
   const Instruction *weights = constantSource(ctx, *conv.operand(1));
   std::optional<BufferRef> input = ctx.operandBuffer(conv, 0);
-  if (!weights || !input)
+  // Computed in a concatenate's channels: rows of the output features
+  // stored further apart (GemmShape::cStride); other layouts are left to
+  // the generic emitter.
+  auto strided = stridedOutput(ctx, fusion ? *fusion : conv);
+  if (!weights || !input ||
+      (strided && strided->first != g.outFeatures))
     return false;
   std::optional<Epilogue> epilogue =
       fusion ? Epilogue::analyze(*fusion, conv) : Epilogue();
@@ -195,6 +200,7 @@ Expected<bool> emitConvolutionKernel(EmitterContext &ctx,
   shape.m = g.pixels;
   shape.n = g.outPerGroup;
   shape.ldc = g.outFeatures;
+  shape.cStride = strided ? strided->second : 0;
   shape.packedB = true;
   shape.tile = gemmTileFor(ctx, dtype, g.pixels, g.outPerGroup, k);
   const GemmTile &tile = shape.tile;
@@ -221,9 +227,10 @@ Expected<bool> emitConvolutionKernel(EmitterContext &ctx,
     args.push_back(leaf);
   TaskSplit split = splitGemm(shape, k, g.groups);
   std::string key = fmt::format(
-      "conv {} px{} g{} ci{} co{} bs{} {} {} tile{}x{}/{} tasks{}x{} | {}",
+      "conv {} px{} g{} ci{} co{} bs{} cs{} {} {} tile{}x{}/{} tasks{}x{} | {}",
       ir::dtypeName(dtype), g.pixels, g.groups, g.inPerGroup, g.outPerGroup,
-      g.inBatchStride, windowKey(g), pointwise ? "pointwise" : "taps", tile.mr,
+      g.inBatchStride, shape.cStride, windowKey(g),
+      pointwise ? "pointwise" : "taps", tile.mr,
       tile.nr, tile.mc, split.tasks, split.unitsPerTask, epilogue->key());
   Expected<llvm::Function *> function = kernelFunction(
       ctx, key, args.size(),

@@ -201,7 +201,8 @@ Expected<bool> emitDepthwiseKernel(EmitterContext &ctx, const Instruction &conv,
                                    const Instruction *fusion) {
   std::optional<ConvGeometry> geometry = convGeometry(conv);
   if (!hasKernelDtype(conv) || !geometry || geometry->inPerGroup != 1 ||
-      geometry->outPerGroup != 1 || geometry->pixels == 0)
+      geometry->outPerGroup != 1 || geometry->pixels == 0 ||
+      stridedOutput(ctx, fusion ? *fusion : conv))
     return false;
   const ConvGeometry &g = *geometry;
   const Instruction *weights = constantSource(ctx, *conv.operand(1));

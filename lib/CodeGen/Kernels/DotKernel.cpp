@@ -167,7 +167,7 @@ const char *modeName(RhsMode mode) {
 
 Expected<bool> emitDotKernel(EmitterContext &ctx, const Instruction &dot,
                              const Instruction *fusion) {
-  if (!hasKernelDtype(dot))
+  if (!hasKernelDtype(dot) || stridedOutput(ctx, fusion ? *fusion : dot))
     return false;
   std::optional<DotGeometry> g = dotGeometry(dot);
   if (!g || g->m == 0 || g->n == 0 || g->k == 0 || g->batches == 0)

@@ -41,6 +41,8 @@ Epilogue::classifyLeaf(const Instruction &operand) const {
   int64_t featureDim = contraction_->shape().rank() - 1;
   if (operand.opcode() == Opcode::Parameter && sameDims(operand, *contraction_))
     return Leaf{&operand, &operand, LeafKind::Full};
+  if (isChannelPad(operand))
+    return Leaf{&operand, operand.operand(0), LeafKind::Padded};
   if (operand.opcode() != Opcode::Broadcast)
     return std::nullopt;
   const Instruction &source = *operand.operand(0);
@@ -52,6 +54,31 @@ Epilogue::classifyLeaf(const Instruction &operand) const {
       operand.attrs().dimensions == std::vector<int64_t>{featureDim})
     return Leaf{&operand, &source, LeafKind::PerChannel};
   return std::nullopt;
+}
+
+/// A pad of a fusion parameter by a scalar constant, at the edges of the
+/// output features (the last dimension) only: every output pixel reads the
+/// same pixel of the parameter, so lanes of consecutive features load
+/// consecutive elements, some replaced by the pad value.
+bool Epilogue::isChannelPad(const Instruction &operand) const {
+  if (operand.opcode() != Opcode::Pad || !sameDims(operand, *contraction_))
+    return false;
+  const Instruction &source = *operand.operand(0);
+  const Instruction &value = *operand.operand(1);
+  if (source.opcode() != Opcode::Parameter ||
+      value.opcode() != Opcode::Constant || value.shape().rank() != 0)
+    return false;
+  const std::vector<ir::PadDim> &padding = operand.attrs().padding;
+  size_t featureDim = size_t(contraction_->shape().rank() - 1);
+  if (padding.size() != featureDim + 1)
+    return false;
+  for (size_t d = 0; d < padding.size(); ++d) {
+    const ir::PadDim &pad = padding[d];
+    if (pad.interior != 0 || pad.low < 0 || pad.high < 0 ||
+        (d != featureDim && (pad.low != 0 || pad.high != 0)))
+      return false;
+  }
+  return true;
 }
 
 std::optional<Epilogue> Epilogue::analyze(const Instruction &fusion,
@@ -119,8 +146,13 @@ std::string Epilogue::key() const {
       bits += fmt::format("{:02x}", byte);
     return "#" + bits;
   };
-  for (const Leaf &leaf : leaves_)
-    key += fmt::format("L{}{};", int(leaf.kind), leaf.data->shape().toString());
+  for (const Leaf &leaf : leaves_) {
+    key += fmt::format("L{}{}", int(leaf.kind), leaf.data->shape().toString());
+    if (leaf.kind == LeafKind::Padded) // where the features start, the value
+      key += fmt::format("@{}{}", leaf.use->attrs().padding.back().low,
+                         name(leaf.use->operand(1)));
+    key += ";";
+  }
   for (const Instruction *inst : chain_) {
     key += fmt::format("{}{}", ir::opcodeName(inst->opcode()),
                        inst->shape().toString());
@@ -171,6 +203,16 @@ Expected<Value *> Epilogue::apply(EmitterContext &ctx, Value *acc,
                         offsetPointer(ctx, leafType, leaves[i], linear), lanes,
                         valid, align);
       break;
+    case LeafKind::Padded: {
+      Expected<Value *> padded =
+          loadPadded(ctx, leaf, leaves[i], linear, feature, lanes, valid);
+      if (!padded) {
+        ctx.clearOverrides();
+        return padded.takeError();
+      }
+      ctx.setOverride(*leaf.use, *padded);
+      continue;
+    }
     case LeafKind::Scalar:
       value = ctx.splat(
           ctx.builder().CreateAlignedLoad(ctx.storageType(leafType), leaves[i],
@@ -193,6 +235,51 @@ Expected<Value *> Epilogue::apply(EmitterContext &ctx, Value *acc,
   }
   ctx.clearOverrides();
   return result;
+}
+
+/// The padded leaf's lanes: the parameter's elements at the output pixel
+/// (`linear` less `feature`, over the output's features) for the features
+/// it covers, the pad value elsewhere; lanes past `valid` are never read.
+Expected<Value *> Epilogue::loadPadded(EmitterContext &ctx, const Leaf &leaf,
+                                       Value *data, Value *linear,
+                                       Value *feature, int64_t lanes,
+                                       int64_t valid) const {
+  llvm::IRBuilder<> &b = ctx.builder();
+  ir::DType dtype = leaf.data->shape().dtype();
+  int64_t outFeatures = contraction_->shape().dims().back();
+  int64_t inFeatures = leaf.data->shape().dims().back();
+  int64_t low = leaf.use->attrs().padding.back().low;
+  Value *pixel = b.CreateUDiv(b.CreateNUWSub(linear, feature),
+                              ctx.i64(outFeatures));
+  // The parameter's feature under lane 0; negative in the low padding.
+  Value *first = b.CreateSub(feature, ctx.i64(low));
+  Value *at = b.CreateAdd(b.CreateNUWMul(pixel, ctx.i64(inFeatures)), first);
+  std::vector<llvm::Constant *> steps, live;
+  for (int64_t j = 0; j < lanes; ++j) {
+    steps.push_back(b.getInt64(uint64_t(j)));
+    live.push_back(b.getInt1(j < valid));
+  }
+  // Unsigned: a negative feature wraps above inFeatures.
+  Value *source = b.CreateAdd(b.CreateVectorSplat(unsigned(lanes), first),
+                              llvm::ConstantVector::get(steps));
+  Value *inside = b.CreateICmpULT(
+      source, b.CreateVectorSplat(unsigned(lanes), ctx.i64(inFeatures)));
+  auto *type =
+      llvm::FixedVectorType::get(ctx.storageType(dtype), unsigned(lanes));
+  Value *loaded = b.CreateMaskedLoad(
+      type, offsetPointer(ctx, dtype, data, at),
+      llvm::Align(ir::byteSize(dtype)),
+      b.CreateAnd(inside, llvm::ConstantVector::get(live)),
+      llvm::Constant::getNullValue(type));
+  ElementIndex index{{}, ctx.i64(0), unsigned(lanes)};
+  Expected<Value *> padValue =
+      generateElement(ctx, *leaf.use->operand(1), index);
+  if (!padValue)
+    return padValue.takeError();
+  Value *fill = *padValue;
+  if (!fill->getType()->isVectorTy())
+    fill = b.CreateVectorSplat(unsigned(lanes), fill);
+  return b.CreateSelect(inside, ctx.toCompute(dtype, loaded), fill);
 }
 
 } // namespace kiln::codegen::kernels

@@ -11,6 +11,11 @@
 //   full         an array of the output's shape (a residual), read at the
 //                output element's own position
 //   scalar       broadcast of a rank-0 array that is not a constant
+//   padded       a pad, along the output features only, of an array (a
+//                residual with fewer channels, as BlazeFace's shortcut
+//                widens its input with zero channels): read at the same
+//                pixel, the pad value where a feature falls outside it,
+//                so the padded residual is never materialized
 // Scalar constants become immediates. Anything else makes the fusion fall
 // back to the generic fusion emitter.
 //
@@ -59,13 +64,18 @@ public:
                                 llvm::ArrayRef<llvm::Value *> leaves) const;
 
 private:
-  enum class LeafKind { PerChannel, Full, Scalar };
+  enum class LeafKind { PerChannel, Full, Scalar, Padded };
   struct Leaf {
     const ir::Instruction *use = nullptr;  // the fused value it replaces
     const ir::Instruction *data = nullptr; // whose buffer holds the numbers
     LeafKind kind = LeafKind::Full;
   };
   std::optional<Leaf> classifyLeaf(const ir::Instruction &operand) const;
+  bool isChannelPad(const ir::Instruction &operand) const;
+  Expected<llvm::Value *> loadPadded(EmitterContext &ctx, const Leaf &leaf,
+                                     llvm::Value *data, llvm::Value *linear,
+                                     llvm::Value *feature, int64_t lanes,
+                                     int64_t valid) const;
 
   const ir::Instruction *contraction_ = nullptr;
   const ir::Instruction *fusion_ = nullptr;

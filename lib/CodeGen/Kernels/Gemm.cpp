@@ -431,8 +431,10 @@ Error GemmEmitter::storeTile(Value *row0, Value *panel0, const TilePlan &plan,
   int64_t vectors = vectorsOf(plan);
   Value *column0 = b_.CreateNUWMul(panel0, ctx_.i64(nr_));
   for (int64_t r = 0; r < plan.rows; ++r) {
-    Value *rowStart = b_.CreateNUWMul(b_.CreateNUWAdd(row0, ctx_.i64(r)),
-                                      ctx_.i64(shape_.ldc));
+    Value *row = b_.CreateNUWAdd(row0, ctx_.i64(r));
+    Value *rowStart = b_.CreateNUWMul(row, ctx_.i64(shape_.ldc));
+    Value *storedRow = b_.CreateNUWMul(
+        row, ctx_.i64(shape_.cStride ? shape_.cStride : shape_.ldc));
     for (int64_t q = 0; q < vectors; ++q) {
       Value *column = b_.CreateNUWAdd(column0, ctx_.i64(q * lanes_));
       Value *at = b_.CreateNUWAdd(rowStart, column);
@@ -445,8 +447,9 @@ Error GemmEmitter::storeTile(Value *row0, Value *panel0, const TilePlan &plan,
       if (!value)
         return value.takeError();
       storeLanes(ctx_, shape_.dtype,
-                 offsetPointer(ctx_, shape_.dtype, ops_.c, at), *value, valid,
-                 uint64_t(bytes_));
+                 offsetPointer(ctx_, shape_.dtype, ops_.c,
+                               b_.CreateNUWAdd(storedRow, column)),
+                 *value, valid, uint64_t(bytes_));
     }
   }
   return Error::success();

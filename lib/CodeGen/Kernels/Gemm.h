@@ -73,7 +73,10 @@ private:
 struct GemmShape {
   ir::DType dtype = ir::DType::F32;
   int64_t m = 0, n = 0;
-  int64_t ldc = 0;      ///< elements between rows of C
+  int64_t ldc = 0;      ///< elements between rows of C (its element index)
+  /// Elements between rows of C in memory when C is a part of a wider
+  /// buffer (a concatenate's channels); 0: ldc.
+  int64_t cStride = 0;
   bool packedB = false; ///< B is [panel][k][nr] (zero-padded); else rows
   int64_t ldb = 0;      ///< unpacked B: elements between k rows (unit columns)
   GemmTile tile;

@@ -197,6 +197,18 @@ static Value *laneMask(EmitterContext &ctx, int64_t lanes, int64_t valid) {
   return llvm::ConstantVector::get(bits);
 }
 
+std::optional<std::pair<int64_t, int64_t>>
+stridedOutput(EmitterContext &ctx, const ir::Instruction &writer) {
+  analysis::ValueRef value{&writer, -1};
+  if (!ctx.buffers().hasSlice(value))
+    return std::nullopt;
+  const analysis::BufferSlice &slice = ctx.buffers().slice(value);
+  if (!slice.strided())
+    return std::nullopt;
+  int64_t element = int64_t(ir::byteSize(writer.shape().dtype()));
+  return std::pair{slice.rowBytes / element, slice.rowStride / element};
+}
+
 Value *loadLanes(EmitterContext &ctx, ir::DType dtype, Value *ptr,
                  int64_t lanes, int64_t valid, uint64_t align) {
   llvm::IRBuilder<> &b = ctx.builder();

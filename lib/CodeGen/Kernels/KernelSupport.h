@@ -12,6 +12,9 @@
 
 #include "../EmitterContext.h"
 
+#include <optional>
+#include <utility>
+
 #include <llvm/ADT/STLFunctionalExtras.h>
 
 #include <string>
@@ -62,6 +65,15 @@ emitCarriedLoop(EmitterContext &ctx, llvm::Value *begin, llvm::Value *end,
 Error emitRangeLoop(EmitterContext &ctx, llvm::Value *begin, llvm::Value *end,
                     int64_t step, llvm::function_ref<Error(llvm::Value *)> body,
                     const llvm::Twine &name);
+
+/// The row stride (elements) of `writer`'s output when it is computed in
+/// its part of a concatenate's buffer (BufferSlice::rowStride), with the
+/// row length; nullopt when the output is contiguous. Kernels that store
+/// through addresses of their own take such an output only where they
+/// can (the convolution GEMM for a channel concat) and otherwise leave it
+/// to the generic emitters, whose element addresses follow the rows.
+std::optional<std::pair<int64_t, int64_t>>
+stridedOutput(EmitterContext &ctx, const ir::Instruction &writer);
 
 /// `ptr + offset` elements of `dtype`.
 llvm::Value *offsetPointer(EmitterContext &ctx, ir::DType dtype,

@@ -195,7 +195,8 @@ Expected<bool> emitTransposeKernel(EmitterContext &ctx,
   std::optional<BufferRef> input = ctx.operandBuffer(transpose, 0);
   std::optional<Transpose2D> t = asTranspose2D(transpose);
   ir::DType dtype = transpose.shape().dtype();
-  if (!input || !t || dtype == ir::DType::Pred)
+  if (!input || !t || dtype == ir::DType::Pred ||
+      stridedOutput(ctx, transpose))
     return false;
   // Tiles of L x L elements, L a power of two up to 16 that fits a vector.
   int64_t lanes = 1;

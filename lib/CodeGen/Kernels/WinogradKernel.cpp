@@ -260,7 +260,7 @@ TaskSplit winogradSplit(const analysis::WinogradPlan &plan, int64_t k,
 Expected<bool> emitWinogradKernel(EmitterContext &ctx, const Instruction &conv,
                                   const Instruction *fusion) {
   const Instruction *weights = constantSource(ctx, *conv.operand(1));
-  if (!weights)
+  if (!weights || stridedOutput(ctx, fusion ? *fusion : conv))
     return false;
   std::optional<analysis::WinogradPlan> plan =
       analysis::winogradPlan(conv, *weights);

@@ -269,6 +269,67 @@ def epilogue_cases():
     return mods
 
 
+def padded_residual_cases():
+    """A residual widened along the output features only (BlazeFace's
+    shortcut: a pad, or a concatenate with splat constants) joins the output
+    fusion and is read unpadded by the kernel's epilogue (a lane mask over
+    the features it covers). Feature counts off the vector width, so lanes
+    straddle both edges. Own seed: the other files keep their values."""
+    local = random.Random(20261206)
+    global rng
+    saved, rng = rng, local
+    kinds = {
+        # kind: (x, weights, contraction, output dims, feature dim)
+        'dot': ('f32[9,20]', [20, 37],
+                'dot(x, w), lhs_contracting_dims={1}, rhs_contracting_dims={0}', [9, 37]),
+        'conv': ('f32[1,6,7,5]', [3, 3, 5, 19],
+                 'convolution(x, w), window={size=3x3 pad=1_1x1_1}, dim_labels=b01f_01io->b01f',
+                 [1, 6, 7, 19]),
+        'pointwise': ('f32[1,6,7,8]', [1, 1, 8, 19],
+                      'convolution(x, w), window={size=1x1}, dim_labels=b01f_01io->b01f',
+                      [1, 6, 7, 19]),
+        'depthwise': ('f32[1,6,7,21]', [3, 3, 1, 21],
+                      'convolution(x, w), window={size=3x3 pad=1_1x1_1}, '
+                      'dim_labels=b01f_01io->b01f, feature_group_count=21', [1, 6, 7, 21]),
+    }
+    # widening: (low, high, fill, as a concatenate)
+    widenings = {'pad_high_zero': (0, 6, '0', False), 'pad_both_fill': (3, 2, '-1.5', False),
+                 'concat_zeros': (2, 5, '0', True)}
+    mods = []
+    for kind, (x, wdims, contraction, dims) in kinds.items():
+        for name, (low, high, fill, concat) in widenings.items():
+            feat = dims[-1]
+            narrow = dims[:-1] + [feat - low - high]
+            t, tn = shape('f32', dims), shape('f32', narrow)
+            body = [f'w = f32[{",".join(str(d) for d in wdims)}] constant({literal(wdims)})',
+                    f'c = {t} {contraction}',
+                    f'bias = f32[{feat}] constant({literal([feat])})',
+                    f'bb = {t} broadcast(bias), dimensions={{{len(dims) - 1}}}',
+                    'a = {t} add(c, bb)'.format(t=t), f'fill = f32[] constant({fill})']
+            if concat:
+                edges = []
+                for side, width in (('lo', low), ('hi', high)):
+                    if width:
+                        body.append(f'{side} = {shape("f32", dims[:-1] + [width])} '
+                                    'broadcast(fill), dimensions={}')
+                        edges.append(side)
+                operands = ', '.join(([edges[0]] if low else []) + ['res'] +
+                                     ([edges[-1]] if high else []))
+                body.append(f'wide = {t} concatenate({operands}), dimensions={{{len(dims) - 1}}}')
+            else:
+                pads = 'x'.join(['0_0'] * (len(dims) - 1) + [f'{low}_{high}'])
+                body.append(f'wide = {t} pad(res, fill), padding={pads}')
+            body += [f'e = {t} add(a, wide)', 'zero = f32[] constant(0)',
+                     f'z = {t} broadcast(zero), dimensions={{}}', f'r6 = {t} maximum(e, z)']
+            mods.append(module(f'kepi_{kind}_{name}',
+                               f'{kind} + bias + residual widened {low}/{high} by {fill}'
+                               f'{" (concatenate)" if concat else ""} + ReLU',
+                               [f'x = {x} parameter(0)', f'res = {tn} parameter(1)'],
+                               body, [('r6', t)], ['specials']))
+    rng = saved
+    return mods
+
+
 def transpose_cases():
     cases = [
         ('f32', [1, 9, 17, 33], [0, 3, 1, 2], 'NHWC -> NCHW, edges in both directions'),
@@ -339,6 +400,7 @@ if __name__ == '__main__':
     write('kernels_dot.hlo', 'dot kernel sweep', dot_cases())
     write('kernels_conv.hlo', 'implicit-GEMM convolution sweep', conv_cases())
     write('kernels_depthwise.hlo', 'depthwise convolution sweep', depthwise_cases())
-    write('kernels_epilogue.hlo', 'fused epilogues', epilogue_cases())
+    write('kernels_epilogue.hlo', 'fused epilogues',
+          epilogue_cases() + padded_residual_cases())
     write('kernels_transpose.hlo', 'tiled transposes', transpose_cases())
     write('kernels_winograd.hlo', 'Winograd F(4x4, 3x3) convolutions', winograd_cases())
