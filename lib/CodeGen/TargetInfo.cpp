@@ -105,9 +105,10 @@ bool isInOrderAArch64(std::string_view cpu) {
 /// The cores with an inline-assembly GEMM micro-kernel (f32 only):
 /// InOrderMicroKernel.cpp's schedule is tuned to the Cortex-A53. Little
 /// endian only: its 128-bit `ldr q` of A puts element i in lane i there.
+/// Not under +strict-align: A's rows are read at any 4-byte offset.
 bool hasInOrderMicroKernel(const TargetInfo &info, int64_t elementBytes) {
   return info.isAArch64 && info.cpu == "cortex-a53" && elementBytes == 4 &&
-         llvm::Triple(info.triple).isLittleEndian();
+         !info.strictAlign && llvm::Triple(info.triple).isLittleEndian();
 }
 
 /// Targets whose 128-bit IR vectors are four scalar registers (see
@@ -143,6 +144,7 @@ TargetInfo TargetInfo::fromMachine(const llvm::TargetMachine &machine) {
   info.cpu = machine.getTargetCPU().str();
   info.isX86 = triple.isX86();
   info.isAArch64 = triple.isAArch64();
+  info.strictAlign = has("+strict-align");
   if (info.isAArch64) {
     info.vectorBits = 128;
     info.vectorRegisters = 32;

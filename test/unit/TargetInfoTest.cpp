@@ -111,6 +111,10 @@ TEST_CASE("Only the Cortex-A53 runs the assembly micro-kernel, on f32 4x16",
       infoFor("aarch64-linux-gnu", "cortex-a53").gemmTile(4, 2, 64, 64);
   CHECK(skinny.asmKSteps == 0);
   CHECK_FALSE(skinny.interleavedPanels);
+  // Nor where unaligned accesses fault: A's rows load at any offset.
+  CHECK(infoFor("aarch64-linux-gnu", "cortex-a53", "+strict-align")
+            .gemmTile(4, 125, 64, 64)
+            .asmKSteps == 0);
   for (const char *cpu : {"cortex-a55", "cortex-a72", "neoverse-n1"}) {
     codegen::GemmTile tile =
         infoFor("aarch64-linux-gnu", cpu).gemmTile(4, 125, 64, 64);

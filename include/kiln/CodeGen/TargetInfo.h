@@ -62,6 +62,9 @@ struct TargetInfo {
   /// is a library call per operation, so the math emitter computes f32
   /// transcendentals in f32 only (MathSingle.cpp).
   bool doubleFpu = false;
+  /// Unaligned accesses fault (`+strict-align`: bare-metal AArch64 with the
+  /// MMU off). LLVM's own loads honour it; kiln's inline assembly must too.
+  bool strictAlign = false;
   /// llvm.floor/ceil/trunc/roundeven are single instructions (AArch64, SSE4.1).
   bool nativeRounding = false;
   /// Per-core data caches in bytes (from a table of known CPUs, with
