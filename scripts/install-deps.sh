@@ -13,7 +13,7 @@ PACKAGES=(
   python3-numpy                                 # reference values in tests
   python3-onnx libonnx-testdata                 # ONNX conformance runner
   g++-aarch64-linux-gnu qemu-user               # AArch64 cross tests
-  gcc-arm-linux-gnueabihf libc6-dev-armhf-cross # 32-bit ARM Linux e2e (qemu-arm)
+  gcc-arm-linux-gnueabihf g++-arm-linux-gnueabihf libc6-dev-armhf-cross # 32-bit ARM Linux e2e and C++ samples (qemu-arm)
   gcc-riscv64-linux-gnu libc6-dev-riscv64-cross # RISC-V 64 e2e (qemu-riscv64)
   libgcc-12-dev-armel-cross                     # ARMv6 e2e: ARMv5TE run-time helpers (armhf's are Thumb-2)
   lld qemu-system-arm                           # Android v7a harness; Cortex-M boards
