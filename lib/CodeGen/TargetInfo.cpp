@@ -144,7 +144,8 @@ TargetInfo TargetInfo::fromMachine(const llvm::TargetMachine &machine) {
   info.cpu = machine.getTargetCPU().str();
   info.isX86 = triple.isX86();
   info.isAArch64 = triple.isAArch64();
-  info.strictAlign = has("+strict-align");
+  // Asked only where the feature exists: elsewhere LLVM warns on stderr.
+  info.strictAlign = info.isAArch64 && has("+strict-align");
   if (info.isAArch64) {
     info.vectorBits = 128;
     info.vectorRegisters = 32;
