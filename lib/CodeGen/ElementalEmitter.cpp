@@ -405,6 +405,29 @@ static bool concatenatesRows(EmitterContext &ctx, const Instruction &root) {
   return true;
 }
 
+/// Stores one row of `operand` (its outer indices `prefix`) into `out`,
+/// in row runs of the operand's own vector width, the concatenated
+/// dimension `axis` shifted by the operand's `offset`.
+static Error copyOperandRow(EmitterContext &ctx, const BufferRef &out,
+                            const Instruction &operand,
+                            llvm::ArrayRef<Value *> prefix, size_t axis,
+                            int64_t offset) {
+  int64_t width = operand.shape().dims().back();
+  BufferRef segment{nullptr, out.dtype, {width}, 1};
+  unsigned lanes = std::max(ctx.rowLanes(segment), 1u);
+  return ctx.emitRowRuns(width, lanes, [&](Value *j, unsigned count) -> Error {
+    std::vector<Value *> indices(prefix.begin(), prefix.end());
+    indices.push_back(j);
+    Expected<Value *> value =
+        ctx.elementOf(operand, ElementIndex{indices, nullptr, count});
+    if (!value)
+      return value.takeError();
+    indices[axis] = ctx.builder().CreateAdd(indices[axis], ctx.i64(offset));
+    ctx.storeElement(out, ctx.linearIndex(indices, out.dims), *value);
+    return Error::success();
+  });
+}
+
 /// A concatenate along the innermost dimension: per output row, each
 /// operand's row segment in vectors of its own width (then narrower ones),
 /// stored at the segment's offset. `units`: only those output rows.
@@ -413,7 +436,6 @@ static Error emitConcatenateRows(EmitterContext &ctx, const Instruction &writer,
                                  const UnitRange *units) {
   BufferRef out = ctx.outputBuffer(writer);
   std::vector<int64_t> outer(out.dims.begin(), out.dims.end() - 1);
-  auto &b = ctx.builder();
   auto rowBody = [&](llvm::ArrayRef<Value *> prefix) -> Error {
     int64_t offset = 0;
     for (const Instruction *operand : concat.operands()) {
@@ -422,21 +444,9 @@ static Error emitConcatenateRows(EmitterContext &ctx, const Instruction &writer,
         offset += width; // computed there already
         continue;
       }
-      BufferRef segment{nullptr, out.dtype, {width}, 1};
-      unsigned lanes = std::max(ctx.rowLanes(segment), 1u);
-      auto run = [&](Value *j, unsigned count) -> Error {
-        std::vector<Value *> indices(prefix.begin(), prefix.end());
-        indices.push_back(j);
-        Expected<Value *> value =
-            ctx.elementOf(*operand, ElementIndex{indices, nullptr, count});
-        if (!value)
-          return value.takeError();
-        indices.back() = b.CreateAdd(j, ctx.i64(offset));
-        ctx.storeElement(out, ctx.linearIndex(indices, out.dims), *value);
-        return Error::success();
-      };
       ctx.clearGenerated();
-      if (Error e = ctx.emitRowRuns(width, lanes, run))
+      if (Error e = copyOperandRow(ctx, out, *operand, prefix,
+                                   out.dims.size() - 1, offset))
         return e;
       offset += width;
     }
@@ -543,7 +553,6 @@ static Error emitConcatenateCopies(EmitterContext &ctx,
   }
   BufferRef out = ctx.outputBuffer(concat);
   size_t axis = size_t(concat.attrs().dimensions[0]);
-  auto &b = ctx.builder();
   int64_t next = 0;
   for (const Instruction *operand : concat.operands()) {
     const std::vector<int64_t> &dims = operand->shape().dims();
@@ -553,21 +562,8 @@ static Error emitConcatenateCopies(EmitterContext &ctx,
         operand->shape().numElements() == 0)
       continue;
     std::vector<int64_t> outer(dims.begin(), dims.end() - 1);
-    BufferRef segment{nullptr, out.dtype, {dims.back()}, 1};
-    unsigned lanes = std::max(ctx.rowLanes(segment), 1u);
     auto rowBody = [&](llvm::ArrayRef<Value *> prefix) -> Error {
-      return ctx.emitRowRuns(
-          dims.back(), lanes, [&](Value *j, unsigned count) -> Error {
-            std::vector<Value *> indices(prefix.begin(), prefix.end());
-            indices.push_back(j);
-            Expected<Value *> value =
-                ctx.elementOf(*operand, ElementIndex{indices, nullptr, count});
-            if (!value)
-              return value.takeError();
-            indices[axis] = b.CreateAdd(indices[axis], ctx.i64(offset));
-            ctx.storeElement(out, ctx.linearIndex(indices, out.dims), *value);
-            return Error::success();
-          });
+      return copyOperandRow(ctx, out, *operand, prefix, axis, offset);
     };
     ctx.clearGenerated();
     if (Error e = ctx.emitLoopNest(outer, rowBody))
