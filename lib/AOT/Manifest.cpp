@@ -85,6 +85,8 @@ std::string tensorObject(const TensorInfo &tensor, bool withKind,
                        tensor.readonly ? "true" : "false");
   out += fmt::format("      \"dtype\": \"{}\",\n", ir::numpyName(tensor.dtype));
   out += fmt::format("      \"shape\": {},\n", shapeList(tensor.shape));
+  if (!tensor.layout.empty())
+    out += fmt::format("      \"layout\": {},\n", shapeList(tensor.layout));
   out += fmt::format("      \"bytes\": {}{}\n", tensor.bytes, extraFields);
   return out + "    }";
 }

@@ -258,6 +258,7 @@ aot::ModelInfo describe(const ir::Module &module,
                         const std::vector<std::string> &names,
                         const std::vector<import::VariableUpdate> &updates,
                         const std::vector<import::BoundedResult> &bounded,
+                        const std::map<size_t, std::vector<int64_t>> &layouts,
                         const std::string &name) {
   aot::ModelInfo info;
   info.name = aot::toCIdentifier(name);
@@ -269,6 +270,7 @@ aot::ModelInfo describe(const ir::Module &module,
     aot::TensorInfo tensor = tensorInfo(arg.name, parameter->shape());
     tensor.kind = arg.variable ? aot::ArgKind::Variable : aot::ArgKind::Feed;
     tensor.readonly = arg.readonly;
+    tensor.layout = arg.layout;
     info.args.push_back(std::move(tensor));
   }
   const ir::Shape &rootShape = entry.root()->shape();
@@ -279,8 +281,11 @@ aot::ModelInfo describe(const ir::Module &module,
   std::vector<size_t> position;
   for (size_t i = 0; i < shapes.size(); ++i) {
     position.push_back(info.results.size());
-    if (!isWrittenBack(updates, i))
-      info.results.push_back(tensorInfo(names.at(i), shapes[i]));
+    if (isWrittenBack(updates, i))
+      continue;
+    info.results.push_back(tensorInfo(names.at(i), shapes[i]));
+    if (auto layout = layouts.find(i); layout != layouts.end())
+      info.results.back().layout = layout->second;
   }
   for (const import::BoundedResult &result : bounded)
     info.bounded.push_back({position.at(result.result), result.dim,
@@ -294,14 +299,15 @@ aot::ModelInfo describeModel(const ir::Module &module,
                              const std::string &name) {
   std::vector<import::ArgMetadata> args;
   for (const ir::Instruction *parameter : module.entry()->parameters())
-    args.push_back({parameter->name(), false, true});
-  return describe(module, args, resultNames(module), {}, {}, name);
+    args.push_back(import::ArgMetadata::feed(parameter->name()));
+  return describe(module, args, resultNames(module), {}, {}, {}, name);
 }
 
 aot::ModelInfo describeModel(const import::ImportedModel &model,
                              const std::string &name) {
   return describe(*model.module, model.args, model.resultNames,
-                  model.variableUpdates, model.boundedResults, name);
+                  model.variableUpdates, model.boundedResults,
+                  model.resultLayouts, name);
 }
 
 namespace {

@@ -1,6 +1,7 @@
 //===- Driver.cpp - Loading models and small helpers shared by subcommands ===//
 #include "kiln/Driver/Driver.h"
 
+#include "kiln/Import/CallerLayouts.h"
 #include "kiln/Import/TensorFlow.h"
 #include "kiln/IR/Parser.h"
 #include "kiln/Import/Onnx.h"
@@ -85,7 +86,7 @@ Expected<std::unique_ptr<ir::Module>> loadModule(const std::string &path) {
 import::ImportedModel importedFromModule(std::unique_ptr<ir::Module> module) {
   import::ImportedModel model;
   for (const ir::Instruction *parameter : module->entry()->parameters())
-    model.args.push_back({parameter->name(), false, true});
+    model.args.push_back(import::ArgMetadata::feed(parameter->name()));
   model.resultNames = resultNames(*module);
   model.summary.format = "HLO text";
   model.module = std::move(module);
@@ -104,10 +105,17 @@ importModel(const std::string &path, const import::ImportOptions &options) {
   std::string extension = modelExtension(path);
   std::string known;
   for (const ModelFormat &format : kModelFormats) {
-    if (format.extension == extension)
-      return format.load(path, options);
-    known += known.empty() ? "" : ", ";
-    known += format.extension;
+    if (format.extension != extension) {
+      known += known.empty() ? "" : ", ";
+      known += format.extension;
+      continue;
+    }
+    Expected<import::ImportedModel> model = format.load(path, options);
+    if (!model)
+      return model;
+    if (Error error = import::applyCallerLayouts(*model, options, path))
+      return error;
+    return model;
   }
   return makeError("cannot tell the format of '{}' from its extension "
                    "(supported: {})",

@@ -61,7 +61,7 @@ inline void addArenaBudgetOption(CLI::App &command) {
       ->check(byteCount());
 }
 
-/// --config, --shape, --freeze and the resource limits, shared by every subcommand
+/// --config, --shape, --freeze, the caller layouts and the resource limits, shared by every subcommand
 /// that imports a model.
 inline void addImportOptions(CLI::App &command, import::ImportOptions &options) {
   addConstantBudgetOption(command);
@@ -81,6 +81,16 @@ inline void addImportOptions(CLI::App &command, import::ImportOptions &options) 
                      "NAME=FILE.npy or NAME=V0,V1,... binds input NAME to "
                      "that constant at import (it leaves the ABI); for "
                      "shape-setting inputs (repeat per input)")
+      ->allow_extra_args(false);
+  command.add_option("--input-layout", options.inputLayouts,
+                     "NAME=nhwc|nchw|P0,P1,... : the caller's buffer for "
+                     "input NAME holds its dims in this order (nhwc: the "
+                     "model's N,C,H,W as N,H,W,C); repeat per input")
+      ->allow_extra_args(false);
+  command.add_option("--output-layout", options.outputLayouts,
+                     "NAME=nhwc|nchw|P0,P1,... : the caller's buffer for "
+                     "output NAME holds its dims in this order; repeat per "
+                     "output")
       ->allow_extra_args(false);
 }
 

@@ -30,6 +30,9 @@ struct TensorInfo {
   ir::DType dtype = ir::DType::F32;
   std::vector<int64_t> shape;
   int64_t bytes = 0;
+  /// --input-layout / --output-layout: the buffer's dim i is the model's
+  /// dim layout[i]; empty: the model's own order.
+  std::vector<int64_t> layout;
 };
 
 /// One contraction kernel code generation chose (the manifest's "kernels").

@@ -32,6 +32,11 @@ struct ImportOptions {
   /// a constant with that value and leaves the entry's parameters
   /// (FrozenInputs.h).
   std::vector<std::string> freeze;
+  /// "NAME=LAYOUT" from --input-layout / --output-layout: the caller's
+  /// buffer for input or result NAME holds its dims in another order
+  /// (CallerLayouts.h); applied to the imported module by the driver.
+  std::vector<std::string> inputLayouts;
+  std::vector<std::string> outputLayouts;
 };
 
 /// One op the importer cannot lower, with every node that uses it.
@@ -91,6 +96,16 @@ struct ArgMetadata {
   std::string name;      ///< feed or variable name for the header
   bool variable = false; ///< a tfcompile `variable`
   bool readonly = true;  ///< variables: false when the step updates it
+  /// --input-layout: the caller's dim i is the model's dim layout[i];
+  /// empty: the model's own order.
+  std::vector<int64_t> layout;
+
+  static ArgMetadata feed(std::string name) {
+    return {std::move(name), false, true, {}};
+  }
+  static ArgMetadata variableArg(std::string name, bool readonly) {
+    return {std::move(name), true, readonly, {}};
+  }
 };
 
 /// A writable variable: the entry computes its new value as result
@@ -116,6 +131,8 @@ struct ImportedModel {
   std::vector<std::string> resultNames; ///< one per root result
   std::vector<VariableUpdate> variableUpdates;
   std::vector<BoundedResult> boundedResults;
+  /// --output-layout, by result number: as ArgMetadata::layout.
+  std::map<size_t, std::vector<int64_t>> resultLayouts;
   SourceSummary summary;
 };
 

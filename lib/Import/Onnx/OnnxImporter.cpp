@@ -372,7 +372,7 @@ Error addParameters(OnnxGraph &graph, const ModelState &state,
     graph.define(info.name(),
                  graph.builder().parameter(number++, *shape,
                                            instructionName(info.name())));
-    model.args.push_back({info.name(), false, true});
+    model.args.push_back(ArgMetadata::feed(info.name()));
   }
   return Error::success();
 }

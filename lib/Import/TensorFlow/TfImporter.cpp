@@ -161,10 +161,10 @@ Expected<ImportedModel> lowerPlan(TfPlan &plan) {
 
   for (const FeedSpec &feed : plan.feeds)
     if (!feed.frozen)
-      model.args.push_back({feed.name, false, true});
+      model.args.push_back(ArgMetadata::feed(feed.name));
   size_t feedArgs = model.args.size();
   for (const VariableSpec &variable : plan.state->variables)
-    model.args.push_back({variable.name, true, variable.readonly});
+    model.args.push_back(ArgMetadata::variableArg(variable.name, variable.readonly));
   size_t result = plan.fetches.size();
   for (const auto &[variable, value] : plan.state->updates)
     model.variableUpdates.push_back({result++, feedArgs + variable});
