@@ -22,6 +22,7 @@
 #include "kiln/Analysis/BufferAssignment.h"
 #include "BufferAssignmentBuilder.h"
 #include "kiln/Analysis/ArenaPlacement.h"
+#include "kiln/Analysis/OverwrittenLoopState.h"
 #include "kiln/Analysis/Schedule.h"
 #include "kiln/Analysis/Winograd.h"
 #include "kiln/Support/CheckedArithmetic.h"
@@ -660,7 +661,30 @@ BufferAssignment::build(const ir::Module &module,
     return e;
   builder.collectConcatenates(result.concatenateGuests_,
                               result.concatenateCopies_);
+  result.findOverwrittenState(*entry, result.schedule_);
   return result;
+}
+
+void BufferAssignment::findOverwrittenState(
+    const ir::Computation &computation,
+    const std::vector<const ir::Instruction *> &schedule) {
+  std::set<const ir::Instruction *> dead = deadInitialValues(computation);
+  for (const ir::Instruction *instruction : schedule) {
+    if (dead.count(instruction)) {
+      deadInitialValues_.insert(instruction);
+      deadOrder_.push_back(instruction);
+    }
+    if (instruction->opcode() == Opcode::While)
+      for (size_t i = 0; i < instruction->shape().tupleElements().size(); ++i)
+        if (initialStateOverwritten(*instruction, int64_t(i))) {
+          overwrittenStates_.insert({instruction, int64_t(i)});
+          overwrittenOrder_.push_back({instruction, int64_t(i)});
+        }
+    if (ir::callsSequentially(instruction->opcode()))
+      for (const ir::Computation *callee : instruction->calledComputations())
+        if (auto it = calleeSchedules_.find(callee); it != calleeSchedules_.end())
+          findOverwrittenState(*callee, it->second);
+  }
 }
 
 const BufferSlice *
@@ -826,6 +850,14 @@ std::string BufferAssignment::toString() const {
   for (const ConcatenateCopy &copy : concatenateCopies_)
     out += fmt::format("%{} copies %{}: {}\n", copy.concatenate->name(),
                        copy.operand->name(), copy.reason);
+  for (ValueRef state : overwrittenOrder_)
+    out += fmt::format("{}: initial value overwritten by the trips, not "
+                       "copied in\n",
+                       valueName(state));
+  for (const ir::Instruction *dead : deadOrder_)
+    out += fmt::format("%{}: not computed (only overwritten loop state reads "
+                       "it)\n",
+                       dead->name());
   for (const WriteBack &writeBack : writeBacks_) {
     int64_t arg = writeBack.target.instruction->parameterNumber();
     if (writeBack.unchanged) {

@@ -12,10 +12,7 @@ using ir::ComparisonDirection;
 using ir::Instruction;
 using ir::Opcode;
 
-namespace {
-
-/// The value of a scalar signed or unsigned integer constant (up to 63 bits
-/// of magnitude), or nullopt.
+/// Up to 63 bits of magnitude: u64 is left out.
 std::optional<int64_t> integerConstant(const Instruction &value) {
   if (value.opcode() != Opcode::Constant || value.shape().isTuple() ||
       value.shape().rank() != 0)
@@ -41,6 +38,8 @@ std::optional<int64_t> integerConstant(const Instruction &value) {
     return std::nullopt;
   }
 }
+
+namespace {
 
 /// Whether `value` reads state element `index` of `computation`'s parameter
 /// (-1: the parameter is the state array itself).
@@ -125,7 +124,7 @@ std::optional<int64_t> countIterations(int64_t start, ComparisonDirection direct
 
 } // namespace
 
-std::optional<int64_t> whileTripCount(const Instruction &loop) {
+std::optional<CountedLoop> countedLoop(const Instruction &loop) {
   if (loop.opcode() != Opcode::While || loop.calledComputations().size() != 2)
     return std::nullopt;
   const ir::Computation &condition = *loop.calledComputations()[0];
@@ -153,13 +152,27 @@ std::optional<int64_t> whileTripCount(const Instruction &loop) {
                     : (init->opcode() == Opcode::Tuple
                            ? init->operand(size_t(index))
                            : nullptr);
-      std::optional<int64_t> first = start ? integerConstant(*start) : std::nullopt;
+      if (!start)
+        continue;
+      std::optional<int64_t> first = integerConstant(*start);
       std::optional<int64_t> step = bodyStep(body, index);
-      if (first && step)
-        return countIterations(*first, direction, *limit, *step);
+      if (!first || !step)
+        continue;
+      CountedLoop counted{index, first.value(), step.value(), 0};
+      std::optional<int64_t> trips =
+          countIterations(counted.start, direction, *limit, counted.step);
+      if (!trips)
+        return std::nullopt;
+      counted.trips = *trips;
+      return counted;
     }
   }
   return std::nullopt;
+}
+
+std::optional<int64_t> whileTripCount(const Instruction &loop) {
+  std::optional<CountedLoop> counted = countedLoop(loop);
+  return counted ? std::optional<int64_t>(counted->trips) : std::nullopt;
 }
 
 } // namespace kiln::analysis

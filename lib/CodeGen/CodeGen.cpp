@@ -68,6 +68,10 @@ OpEmitter lookupEmitter(ir::Opcode opcode) {
 }
 
 Error emitInstruction(EmitterContext &ctx, const ir::Instruction &instruction) {
+  // A value only loop state reads that every trip overwrites first
+  // (buffer assignment's dead initial values): nothing would see it.
+  if (ctx.buffers().isDeadInitialValue(&instruction))
+    return Error::success();
   // A reshape whose operand was computed in its slice (buffer assignment's
   // consumer hosts) has nothing to move: storage is row-major either way.
   if (instruction.opcode() == ir::Opcode::Reshape &&

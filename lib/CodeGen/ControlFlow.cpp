@@ -6,7 +6,8 @@
 // assignment places a callee's arena as a block inside it), so no pointer
 // changes hands.
 //
-//  - while: copy the init elements into the loop state's slices; then loop:
+//  - while: copy the init elements into the loop state's slices (but those
+//    no trip reads before overwriting them); then loop:
 //    run the condition's pieces, load the pred[] its root left, leave when
 //    false; run the body's pieces, copy its root elements into the state's
 //    slices. The body's parameter reads those slices directly. Loops are
@@ -47,14 +48,16 @@ bool sameSlice(const analysis::BufferSlice &a, const analysis::BufferSlice &b) {
 
 /// Copies each array value of `from` into the matching slice of `to`
 /// (a while's state or a conditional's result), skipping values already
-/// there.
+/// there and, for a while's initial state (`initial`), elements no trip
+/// reads before overwriting them.
 Error copyInto(EmitterContext &ctx, const ir::Instruction &from,
-               const ir::Instruction &to) {
+               const ir::Instruction &to, bool initial = false) {
   std::vector<ValueRef> sources = arrayValues(from);
   std::vector<ValueRef> targets = arrayValues(to);
   const analysis::BufferAssignment &buffers = ctx.buffers();
   for (size_t i = 0; i < targets.size(); ++i) {
-    if (sameSlice(buffers.slice(sources[i]), buffers.slice(targets[i])))
+    if (sameSlice(buffers.slice(sources[i]), buffers.slice(targets[i])) ||
+        (initial && buffers.isOverwrittenInitialState(&to, int64_t(i))))
       continue;
     if (Error e = copyValue(ctx, ctx.buffer(targets[i]), ctx.buffer(sources[i])))
       return e;
@@ -89,7 +92,7 @@ Error emitWhile(EmitterContext &ctx, const ir::Instruction &loop,
   llvm::IRBuilder<> &builder = ctx.builder();
   llvm::LLVMContext &context = ctx.context();
   llvm::Function *function = builder.GetInsertBlock()->getParent();
-  if (Error e = copyInto(ctx, *loop.operand(0), loop))
+  if (Error e = copyInto(ctx, *loop.operand(0), loop, /*initial=*/true))
     return e;
   auto *header = llvm::BasicBlock::Create(context, "while.condition", function);
   auto *body = llvm::BasicBlock::Create(context, "while.body", function);

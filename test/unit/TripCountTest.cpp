@@ -117,3 +117,31 @@ TEST_CASE("loops that are not counted have no trip count", "[trip-count]") {
     CHECK_FALSE(tripCountOf(text));
   }
 }
+
+TEST_CASE("countedLoop names the counter, its start and its step",
+          "[trip-count]") {
+  SECTION("counting up") {
+    auto module = ir::parseModule(loopText(2, "LT", 11, "add", 3, false),
+                                  "loop.hlo");
+    REQUIRE(module);
+    std::optional<analysis::CountedLoop> counted =
+        analysis::countedLoop(*(*module)->entry()->root());
+    REQUIRE(counted);
+    CHECK(counted->counter == 0);
+    CHECK(counted->start == 2);
+    CHECK(counted->step == 3);
+    CHECK(counted->trips == 3); // 2, 5, 8
+  }
+  SECTION("counting down, the comparison mirrored") {
+    auto module = ir::parseModule(loopText(9, "LT", 0, "subtract", 2, true),
+                                  "loop.hlo");
+    REQUIRE(module);
+    std::optional<analysis::CountedLoop> counted =
+        analysis::countedLoop(*(*module)->entry()->root());
+    REQUIRE(counted);
+    CHECK(counted->counter == 0);
+    CHECK(counted->start == 9);
+    CHECK(counted->step == -2);
+    CHECK(counted->trips == 5); // 9, 7, 5, 3, 1
+  }
+}

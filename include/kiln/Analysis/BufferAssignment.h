@@ -24,6 +24,7 @@
 
 #include <map>
 #include <optional>
+#include <set>
 #include <string>
 #include <utility>
 #include <vector>
@@ -205,15 +206,36 @@ public:
   /// (an in-place loop state update and the state element it updates).
   bool sameSlice(ValueRef a, ValueRef b) const;
 
+  /// Whether `instruction` (of the entry or of a computation a while or
+  /// conditional runs) need not be computed: its value only feeds initial
+  /// loop state that every trip overwrites before anything reads it
+  /// (OverwrittenLoopState.h). Code generation emits nothing for it.
+  bool isDeadInitialValue(const ir::Instruction *instruction) const {
+    return deadInitialValues_.count(instruction) != 0;
+  }
+  /// Whether no trip of while `loop` reads the initial value of state
+  /// element `element`: the while need not copy it in.
+  bool isOverwrittenInitialState(const ir::Instruction *loop,
+                                 int64_t element) const {
+    return overwrittenStates_.count({loop, element}) != 0;
+  }
+
   /// "arena: ..." and "peak live: ..." lines, then one line per value:
   /// "%name: arena [offset, offset+bytes) live [a, b]";
   /// an output-fusion contraction: "%name: in place in %fusion"; a loop
-  /// state update: "%name: in place in %body_parameter{i}".
+  /// state update: "%name: in place in %body_parameter{i}"; then the
+  /// overwritten initial state ("%loop{i}: initial value overwritten ...")
+  /// and the values not computed for it ("%name: not computed ...").
   std::string toString() const;
 
 private:
   /// Every value with a slice, in the order toString prints them.
   std::vector<ValueRef> printOrder() const;
+  /// Fills overwrittenOrder_ and deadOrder_ (and their sets) for
+  /// `computation`, run in `schedule`, and recursively for the computations
+  /// it runs.
+  void findOverwrittenState(const ir::Computation &computation,
+                            const std::vector<const ir::Instruction *> &schedule);
 
   std::map<ValueRef, BufferSlice> slices_;
   std::vector<ValueRef> results_;
@@ -228,6 +250,12 @@ private:
   /// Concatenate operands computed in place -> the concatenate.
   std::map<ValueRef, const ir::Instruction *> concatenateGuests_;
   std::vector<ConcatenateCopy> concatenateCopies_;
+  /// Initial loop state no trip reads, and the values only it reads; in
+  /// schedule order (callees' after their caller) for printing.
+  std::set<ValueRef> overwrittenStates_;
+  std::vector<ValueRef> overwrittenOrder_;
+  std::set<const ir::Instruction *> deadInitialValues_;
+  std::vector<const ir::Instruction *> deadOrder_;
   Totals totals_;
 };
 

@@ -16,10 +16,27 @@
 
 namespace kiln::analysis {
 
-/// The number of times `loop` (a while) runs its body when every run runs
-/// it that often, or nullopt when the pattern is not recognized (a computed
-/// bound, a step of 0, a count past INT64_MAX).
+/// A while's counter: state element `counter` (-1: the state is the
+/// counter itself) starts at `start` and the body adds `step` to it; the
+/// body runs `trips` times, reading the counter as start + step * k on
+/// trip k.
+struct CountedLoop {
+  int64_t counter = -1;
+  int64_t start = 0;
+  int64_t step = 0;
+  int64_t trips = 0;
+};
+
+/// `loop`'s counter and trip count when every run runs the body that often,
+/// or nullopt when the pattern is not recognized (a computed bound, a step
+/// of 0, a count past INT64_MAX).
+std::optional<CountedLoop> countedLoop(const ir::Instruction &loop);
+
+/// The number of times `loop` (a while) runs its body: countedLoop's trips.
 std::optional<int64_t> whileTripCount(const ir::Instruction &loop);
+
+/// The value of a scalar s32, s64 or u32 constant, or nullopt.
+std::optional<int64_t> integerConstant(const ir::Instruction &value);
 
 } // namespace kiln::analysis
 
