@@ -3,10 +3,11 @@
 // One output feature per input feature (feature_group_count = channels,
 // multiplier 1) has no reduction over features, so a GEMM would waste its
 // tile. This kernel vectorizes along the channels instead: a register tile
-// of T output columns by one channel vector accumulates every kernel tap
-// (taps unrolled), loading one weight vector per tap and one input vector
-// per pixel and tap. Padding taps read a row of zeros (a select per pixel
-// and tap, hoisted out of the channel loop), so the loop has no branches.
+// of T output columns by V channel vectors (V = 2 on out-of-order AArch64
+// cores, else 1) accumulates every kernel tap (taps unrolled), loading V
+// weight vectors per tap and V input vectors per pixel and tap. Padding
+// taps read a row of zeros (a select per pixel and tap, hoisted out of the
+// channel loop), so the loop has no branches.
 //
 //===----------------------------------------------------------------------===//
 #include "../Parallel.h"
@@ -29,12 +30,25 @@ using llvm::Value;
 
 namespace {
 
+/// Two channel vectors per step on the out-of-order AArch64 cores: a
+/// pixel's two vectors are adjacent, so their stores pair into one `stp`.
+/// LLVM's Neoverse-N1 model sends each 128-bit store's data through a vector
+/// pipe the FMAs need (an `stp` of two takes as much as one `str`), which
+/// held the loop to 75% of its FMA bound (docs/performance.md, depthwise).
+/// Not on the in-order A53/A55: there the pairs also load as `ldp q`, which
+/// their models charge 2 and 6 cycles of the load pipe for (llvm-mca: the
+/// A53's loop 17% slower per FMA, the A55's 2.2x). x86 keeps one vector.
+bool pairedChannelVectors(const TargetInfo &target) {
+  return target.isAArch64 && !isInOrderAArch64(target.cpu);
+}
+
 class DepthwiseEmitter {
 public:
   DepthwiseEmitter(EmitterContext &ctx, const ConvGeometry &g, ir::DType dtype,
-                   const Epilogue &epilogue, int64_t tile)
+                   const Epilogue &epilogue, int64_t tile, int64_t vectors)
       : ctx_(ctx), b_(ctx.builder()), g_(g), dtype_(dtype), epilogue_(epilogue),
-        tile_(tile), lanes_(ctx.target().lanes(int64_t(ir::byteSize(dtype)))),
+        tile_(tile), vectors_(vectors),
+        lanes_(ctx.target().lanes(int64_t(ir::byteSize(dtype)))),
         channels_(g.groups) {
     paddedChannels_ = (channels_ + lanes_ - 1) / lanes_ * lanes_;
     width_ = g.outSizes.back();
@@ -55,16 +69,19 @@ public:
 private:
   Error emitRowRange(const UnitRange &rows, int64_t fullColumns);
   Error emitTile(Value *row, Value *column0, int64_t columns);
+  Error emitChannelLoop(const std::vector<std::vector<Value *>> &inputs,
+                        Value *linear0, int64_t begin, int64_t end,
+                        int64_t vectors, int64_t columns);
   Error emitChannels(const std::vector<std::vector<Value *>> &inputs,
-                     Value *linear0, Value *channel, int64_t valid,
-                     int64_t columns);
+                     Value *linear0, Value *channel, int64_t vectors,
+                     int64_t valid, int64_t columns);
 
   EmitterContext &ctx_;
   llvm::IRBuilder<> &b_;
   const ConvGeometry &g_;
   ir::DType dtype_;
   const Epilogue &epilogue_;
-  int64_t tile_, lanes_, channels_, paddedChannels_ = 0, width_ = 0;
+  int64_t tile_, vectors_, lanes_, channels_, paddedChannels_ = 0, width_ = 0;
   std::vector<int64_t> rowSizes_;
   Value *out_ = nullptr, *in_ = nullptr, *weights_ = nullptr, *zero_ = nullptr;
   std::vector<Value *> leaves_;
@@ -145,53 +162,85 @@ Error DepthwiseEmitter::emitTile(Value *row, Value *column0, int64_t columns) {
   Value *linear0 = b_.CreateNUWMul(
       b_.CreateNUWAdd(b_.CreateNUWMul(row, ctx_.i64(width_)), column0),
       ctx_.i64(channels_));
+  // Steps of vectors_ channel vectors, then one vector at a time, then the
+  // partial vector.
+  int64_t groupChannels = channels_ / (vectors_ * lanes_) * vectors_ * lanes_;
   int64_t fullChannels = channels_ / lanes_ * lanes_;
-  if (fullChannels > 0)
-    if (Error e = emitRangeLoop(
-            ctx_, ctx_.i64(0), ctx_.i64(fullChannels), lanes_,
-            [&](Value *channel) {
-              return emitChannels(inputs, linear0, channel, lanes_, columns);
-            },
-            "dw.ch"))
-      return e;
+  if (Error e =
+          emitChannelLoop(inputs, linear0, 0, groupChannels, vectors_, columns))
+    return e;
+  if (Error e = emitChannelLoop(inputs, linear0, groupChannels, fullChannels, 1,
+                                columns))
+    return e;
   if (channels_ > fullChannels)
-    return emitChannels(inputs, linear0, ctx_.i64(fullChannels),
+    return emitChannels(inputs, linear0, ctx_.i64(fullChannels), 1,
                         channels_ - fullChannels, columns);
   return Error::success();
 }
 
+/// Channels [begin, end) in steps of `vectors` full channel vectors.
+Error DepthwiseEmitter::emitChannelLoop(
+    const std::vector<std::vector<Value *>> &inputs, Value *linear0,
+    int64_t begin, int64_t end, int64_t vectors, int64_t columns) {
+  int64_t step = vectors * lanes_;
+  if (end <= begin)
+    return Error::success();
+  return emitRangeLoop(
+      ctx_, ctx_.i64(begin), ctx_.i64(end), step,
+      [&](Value *channel) {
+        return emitChannels(inputs, linear0, channel, vectors, lanes_, columns);
+      },
+      "dw.ch");
+}
+
+/// One step of `vectors` channel vectors from `channel` (the last one with
+/// `valid` lanes) for `columns` output columns. A column's V vectors are
+/// adjacent in memory, so their loads and stores pair (ldp/stp on AArch64).
 Error DepthwiseEmitter::emitChannels(
     const std::vector<std::vector<Value *>> &inputs, Value *linear0,
-    Value *channel, int64_t valid, int64_t columns) {
+    Value *channel, int64_t vectors, int64_t valid, int64_t columns) {
   uint64_t bytes = ir::byteSize(dtype_);
   llvm::Type *vector =
       llvm::FixedVectorType::get(ctx_.storageType(dtype_), unsigned(lanes_));
-  std::vector<Value *> acc(size_t(columns),
+  auto lanesOf = [&](int64_t v) { return v + 1 == vectors ? valid : lanes_; };
+  std::vector<Value *> channels;
+  for (int64_t v = 0; v < vectors; ++v)
+    channels.push_back(b_.CreateNUWAdd(channel, ctx_.i64(v * lanes_)));
+  std::vector<Value *> acc(size_t(columns * vectors),
                            llvm::Constant::getNullValue(vector));
   for (int64_t t = 0; t < g_.taps; ++t) {
-    Value *w = loadLanes(
-        ctx_, dtype_,
-        offsetPointer(ctx_, dtype_, weights_,
-                      b_.CreateNUWAdd(channel, ctx_.i64(t * paddedChannels_))),
-        lanes_, lanes_, uint64_t(lanes_) * bytes);
-    for (int64_t c = 0; c < columns; ++c) {
-      Value *x = loadLanes(
+    std::vector<Value *> w;
+    for (int64_t v = 0; v < vectors; ++v)
+      w.push_back(loadLanes(
           ctx_, dtype_,
-          offsetPointer(ctx_, dtype_, inputs[size_t(t)][size_t(c)], channel),
-          lanes_, valid, bytes);
-      acc[size_t(c)] = multiplyAdd(ctx_, acc[size_t(c)], x, w);
+          offsetPointer(ctx_, dtype_, weights_,
+                        b_.CreateNUWAdd(channels[size_t(v)],
+                                        ctx_.i64(t * paddedChannels_))),
+          lanes_, lanes_, uint64_t(lanes_) * bytes));
+    for (int64_t c = 0; c < columns; ++c)
+      for (int64_t v = 0; v < vectors; ++v) {
+        Value *x =
+            loadLanes(ctx_, dtype_,
+                      offsetPointer(ctx_, dtype_, inputs[size_t(t)][size_t(c)],
+                                    channels[size_t(v)]),
+                      lanes_, lanesOf(v), bytes);
+        Value *&sum = acc[size_t(c * vectors + v)];
+        sum = multiplyAdd(ctx_, sum, x, w[size_t(v)]);
+      }
+  }
+  for (int64_t c = 0; c < columns; ++c)
+    for (int64_t v = 0; v < vectors; ++v) {
+      Value *at =
+          b_.CreateNUWAdd(b_.CreateNUWAdd(linear0, ctx_.i64(c * channels_)),
+                          channels[size_t(v)]);
+      Expected<Value *> value =
+          epilogue_.apply(ctx_, acc[size_t(c * vectors + v)], at,
+                          channels[size_t(v)], lanes_, lanesOf(v), leaves_);
+      if (!value)
+        return value.takeError();
+      storeLanes(ctx_, dtype_, offsetPointer(ctx_, dtype_, out_, at), *value,
+                 lanesOf(v), bytes);
     }
-  }
-  for (int64_t c = 0; c < columns; ++c) {
-    Value *at = b_.CreateNUWAdd(
-        b_.CreateNUWAdd(linear0, ctx_.i64(c * channels_)), channel);
-    Expected<Value *> value = epilogue_.apply(ctx_, acc[size_t(c)], at, channel,
-                                              lanes_, valid, leaves_);
-    if (!value)
-      return value.takeError();
-    storeLanes(ctx_, dtype_, offsetPointer(ctx_, dtype_, out_, at), *value,
-               valid, bytes);
-  }
   return Error::success();
 }
 
@@ -214,10 +263,12 @@ Expected<bool> emitDepthwiseKernel(EmitterContext &ctx, const Instruction &conv,
   if (!epilogue)
     return false;
   ir::DType dtype = conv.shape().dtype();
-  // T columns: T accumulators, T inputs and a weight in registers.
-  int64_t tile =
-      std::clamp<int64_t>((ctx.target().vectorRegisters - 2) / 3, 1, 8);
-  DepthwiseEmitter emitter(ctx, g, dtype, *epilogue, tile);
+  // V channel vectors by T columns: V T accumulators, V T inputs and V
+  // weights in registers.
+  int64_t vectors = pairedChannelVectors(ctx.target()) ? 2 : 1;
+  int64_t tile = std::clamp<int64_t>(
+      (ctx.target().vectorRegisters - 2 * vectors) / (3 * vectors), 1, 8);
+  DepthwiseEmitter emitter(ctx, g, dtype, *epilogue, tile, vectors);
 
   const auto &dn = conv.attrs().conv;
   const ir::Shape &kernelShape = conv.operand(1)->shape();
@@ -231,9 +282,9 @@ Expected<bool> emitDepthwiseKernel(EmitterContext &ctx, const Instruction &conv,
     args.push_back(leaf);
   TaskSplit split = emitter.split();
   std::string key = fmt::format(
-      "depthwise {} px{} c{} bs{} {} t{} tasks{}x{} | {}", ir::dtypeName(dtype),
-      g.pixels, g.groups, g.inBatchStride, windowKey(g), tile, split.tasks,
-      split.unitsPerTask, epilogue->key());
+      "depthwise {} px{} c{} bs{} {} t{}x{} tasks{}x{} | {}",
+      ir::dtypeName(dtype), g.pixels, g.groups, g.inBatchStride, windowKey(g),
+      tile, vectors, split.tasks, split.unitsPerTask, epilogue->key());
   Expected<llvm::Function *> function = kernelFunction(
       ctx, key, args.size(),
       [&](llvm::Function &f) { return emitter.emit(f, split); },
@@ -248,7 +299,7 @@ Expected<bool> emitDepthwiseKernel(EmitterContext &ctx, const Instruction &conv,
   record.n = g.groups;
   record.k = g.taps;
   record.mr = tile;
-  record.nr = ctx.target().lanes(int64_t(ir::byteSize(dtype)));
+  record.nr = vectors * ctx.target().lanes(int64_t(ir::byteSize(dtype)));
   record.packedWeights = true;
   record.tasks = split.tasks;
   record.epilogue = epilogue->describe();

@@ -190,8 +190,9 @@ def conv_cases():
     ]
 
 
-def depthwise(name, comment, spatial, channels, window):
-    return conv(name, comment, 1, spatial, channels, channels, window, groups=channels)
+def depthwise(name, comment, spatial, channels, window, dtype='f32'):
+    return conv(name, comment, 1, spatial, channels, channels, window, groups=channels,
+                dtype=dtype)
 
 
 def depthwise_cases():
@@ -205,6 +206,24 @@ def depthwise_cases():
     mods.append(depthwise('kdw_5x5', 'depthwise 5x5, rhs dilation 2, valid', [12, 13], 20,
                           [w(5, 1, 0, 0, 2), w(5, 1, 0, 0, 2)]))
     mods.append(depthwise('kdw_1d', 'depthwise 1-D, kernel 7', [30], 19, [w(7, 1, 3, 3)]))
+    return mods + depthwise_channel_step_cases()
+
+
+def depthwise_channel_step_cases():
+    """Channel counts that end the AArch64 out-of-order cores' two-vector
+    channel steps with one full vector, then a partial one (12, 14 f32; 7
+    f64), with column tails of their 4-column tile at stride 1 and 2."""
+    global rng
+    saved, rng = rng, random.Random(20261206)  # the other cases stay as they are
+    w = lambda k, s=1, lo=0, hi=0, rd=1: (k, s, lo, hi, 1, rd)
+    same = [w(3, 1, 1, 1), w(3, 1, 1, 1)]
+    mods = [depthwise('kdw_c12', 'depthwise 3x3 same padding, 12 channels', [5, 11], 12, same),
+            depthwise('kdw_c14', 'depthwise 3x3 same padding, 14 channels', [6, 9], 14, same),
+            depthwise('kdw_c14_s2', 'depthwise 3x3 stride 2, TF SAME, 14 channels', [9, 15], 14,
+                      [w(3, 2, 0, 1), w(3, 2, 1, 1)]),
+            depthwise('kdw_f64', 'f64 depthwise 3x3 same padding, 7 channels', [5, 7], 7, same,
+                      dtype='f64')]
+    rng = saved
     return mods
 
 
