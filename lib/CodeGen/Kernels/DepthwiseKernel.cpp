@@ -13,6 +13,7 @@
 #include "../Parallel.h"
 #include "ConvGeometry.h"
 #include "Epilogue.h"
+#include "InOrderDepthwise.h"
 #include "KernelSupport.h"
 #include "Kernels.h"
 #include "PackedWeights.h"
@@ -54,6 +55,11 @@ public:
     width_ = g.outSizes.back();
     rowSizes_.push_back(g.batch());
     rowSizes_.insert(rowSizes_.end(), g.outSizes.begin(), g.outSizes.end() - 1);
+    int64_t kernelColumns = g.kernelSizes.back();
+    if (tile_ == kInOrderDepthwiseColumns && vectors_ == 1)
+      block_ = inOrderDepthwiseShape(
+          ctx.target(), dtype, g.taps / kernelColumns, kernelColumns,
+          g.window.back(), g.inStrides.back(), paddedChannels_);
   }
 
   int64_t paddedChannels() const { return paddedChannels_; }
@@ -68,7 +74,17 @@ public:
 
 private:
   Error emitRowRange(const UnitRange &rows, int64_t fullColumns);
-  Error emitTile(Value *row, Value *column0, int64_t columns);
+  Error emitBlockColumns(Value *row);
+  Error emitTile(Value *row, Value *column0, int64_t columns,
+                 bool interior = false);
+  Error emitChannelSteps(const std::vector<std::vector<Value *>> &inputs,
+                         Value *linear0, int64_t columns);
+  Error emitBlockChannels(const std::vector<Value *> &rows,
+                          const std::vector<std::vector<Value *>> &inputs,
+                          Value *linear0);
+  Error storeColumns(const std::vector<Value *> &acc, Value *linear0,
+                     const std::vector<Value *> &channels, int64_t valid,
+                     int64_t columns);
   Error emitChannelLoop(const std::vector<std::vector<Value *>> &inputs,
                         Value *linear0, int64_t begin, int64_t end,
                         int64_t vectors, int64_t columns);
@@ -85,6 +101,7 @@ private:
   std::vector<int64_t> rowSizes_;
   Value *out_ = nullptr, *in_ = nullptr, *weights_ = nullptr, *zero_ = nullptr;
   std::vector<Value *> leaves_;
+  std::optional<InOrderDepthwiseShape> block_;
 };
 
 Error DepthwiseEmitter::emit(llvm::Function &f, const TaskSplit &split) {
@@ -114,6 +131,8 @@ Error DepthwiseEmitter::emitRowRange(const UnitRange &rows,
   return emitRangeLoop(
       ctx_, rows.begin, rows.end, 1,
       [&](Value *row) -> Error {
+        if (block_)
+          return emitBlockColumns(row);
         if (fullColumns > 0)
           if (Error e = emitRangeLoop(
                   ctx_, ctx_.i64(0), ctx_.i64(fullColumns), tile_,
@@ -127,11 +146,53 @@ Error DepthwiseEmitter::emitRowRange(const UnitRange &rows,
       "dw.row");
 }
 
-/// Pointers to channel 0 of the input pixel each (tap, column) reads.
-Error DepthwiseEmitter::emitTile(Value *row, Value *column0, int64_t columns) {
+/// A row's columns where the assembly block runs: the padLow leading
+/// columns (whose windows start left of the input) as one tile, then the
+/// 8-column tiles, those whose windows lie inside the input's columns
+/// marked interior, then the tail.
+Error DepthwiseEmitter::emitBlockColumns(Value *row) {
+  const ir::WindowDim &window = g_.window.back();
+  // Negative padding crops: then the tiles start at column 0.
+  int64_t lead = std::clamp<int64_t>(window.padLow, 0, width_);
+  int64_t tiles = (width_ - lead) / tile_;
+  // Tile i's windows read input columns lead - padLow + tile_ i up to
+  // that + tile_ + kernel columns - 2.
+  int64_t span = tile_ + g_.kernelSizes.back() - 1;
+  int64_t room = g_.inSizes.back() - (lead - window.padLow) - span;
+  int64_t interior = room < 0 ? 0 : std::min(tiles, room / tile_ + 1);
+  if (lead > 0)
+    if (Error e = emitTile(row, ctx_.i64(0), lead))
+      return e;
+  auto tileLoop = [&](int64_t begin, int64_t end, bool inside) -> Error {
+    if (end <= begin)
+      return Error::success();
+    return emitRangeLoop(
+        ctx_, ctx_.i64(lead + begin * tile_), ctx_.i64(lead + end * tile_),
+        tile_,
+        [&](Value *column) { return emitTile(row, column, tile_, inside); },
+        "dw.col");
+  };
+  if (Error e = tileLoop(0, interior, true))
+    return e;
+  if (Error e = tileLoop(interior, tiles, false))
+    return e;
+  int64_t done = lead + tiles * tile_;
+  if (width_ > done)
+    return emitTile(row, ctx_.i64(done), width_ - done);
+  return Error::success();
+}
+
+/// Pointers to channel 0 of the input pixel each (tap, column) reads. An
+/// `interior` tile (emitBlockColumns) also takes each kernel row's first
+/// pixel: where every kernel row is inside the input, the assembly block
+/// computes the full channel vectors.
+Error DepthwiseEmitter::emitTile(Value *row, Value *column0, int64_t columns,
+                                 bool interior) {
   std::vector<Value *> outer = ctx_.delinearize(row, rowSizes_);
   size_t last = g_.outSizes.size() - 1;
   std::vector<std::vector<Value *>> inputs(size_t(g_.taps));
+  std::vector<Value *> kernelRows;
+  Value *rowsInside = b_.getTrue();
   for (int64_t t = 0; t < g_.taps; ++t) {
     std::vector<int64_t> tap(g_.kernelSizes.size());
     for (size_t s = g_.kernelSizes.size(), rest = size_t(t); s-- > 0;) {
@@ -146,6 +207,14 @@ Error DepthwiseEmitter::emitTile(Value *row, Value *column0, int64_t columns) {
       valid = b_.CreateAnd(valid, at.valid);
       offset = b_.CreateAdd(offset,
                             b_.CreateMul(at.index, ctx_.i64(g_.inStrides[s])));
+    }
+    if (interior && tap[last] == 0) {
+      Value *first = b_.CreateSub(column0, ctx_.i64(g_.window[last].padLow));
+      kernelRows.push_back(b_.CreateGEP(
+          ctx_.storageType(dtype_), in_,
+          b_.CreateAdd(offset,
+                       b_.CreateMul(first, ctx_.i64(g_.inStrides[last])))));
+      rowsInside = b_.CreateAnd(rowsInside, valid);
     }
     for (int64_t c = 0; c < columns; ++c) {
       InputPosition at = inputPosition(ctx_, g_.window[last], g_.inSizes[last],
@@ -162,8 +231,49 @@ Error DepthwiseEmitter::emitTile(Value *row, Value *column0, int64_t columns) {
   Value *linear0 = b_.CreateNUWMul(
       b_.CreateNUWAdd(b_.CreateNUWMul(row, ctx_.i64(width_)), column0),
       ctx_.i64(channels_));
-  // Steps of vectors_ channel vectors, then one vector at a time, then the
-  // partial vector.
+  if (!interior)
+    return emitChannelSteps(inputs, linear0, columns);
+  if (Error e = emitIf(
+          ctx_, rowsInside,
+          [&] { return emitBlockChannels(kernelRows, inputs, linear0); },
+          "dw.block"))
+    return e;
+  return emitIf(
+      ctx_, b_.CreateNot(rowsInside),
+      [&] { return emitChannelSteps(inputs, linear0, columns); }, "dw.edge");
+}
+
+/// The assembly block on each full channel vector, then the partial one in
+/// IR (inputs: every pointer is the pixel's own here).
+Error DepthwiseEmitter::emitBlockChannels(
+    const std::vector<Value *> &rows,
+    const std::vector<std::vector<Value *>> &inputs, Value *linear0) {
+  int64_t fullChannels = channels_ / lanes_ * lanes_;
+  if (fullChannels > 0)
+    if (Error e = emitRangeLoop(
+            ctx_, ctx_.i64(0), ctx_.i64(fullChannels), lanes_,
+            [&](Value *channel) {
+              std::vector<Value *> at;
+              for (Value *first : rows)
+                at.push_back(offsetPointer(ctx_, dtype_, first, channel));
+              std::vector<Value *> acc = emitInOrderDepthwise(
+                  ctx_, *block_, at,
+                  offsetPointer(ctx_, dtype_, weights_, channel));
+              return storeColumns(acc, linear0, {channel}, lanes_, tile_);
+            },
+            "dw.ch"))
+      return e;
+  if (channels_ > fullChannels)
+    return emitChannels(inputs, linear0, ctx_.i64(fullChannels), 1,
+                        channels_ - fullChannels, tile_);
+  return Error::success();
+}
+
+/// Steps of vectors_ channel vectors, then one vector at a time, then the
+/// partial vector.
+Error DepthwiseEmitter::emitChannelSteps(
+    const std::vector<std::vector<Value *>> &inputs, Value *linear0,
+    int64_t columns) {
   int64_t groupChannels = channels_ / (vectors_ * lanes_) * vectors_ * lanes_;
   int64_t fullChannels = channels_ / lanes_ * lanes_;
   if (Error e =
@@ -228,6 +338,18 @@ Error DepthwiseEmitter::emitChannels(
         sum = multiplyAdd(ctx_, sum, x, w[size_t(v)]);
       }
   }
+  return storeColumns(acc, linear0, channels, valid, columns);
+}
+
+/// Applies the epilogue to the accumulators (acc[c * V + v]: column c,
+/// vector v of `channels`, the last with `valid` lanes) and stores them.
+Error DepthwiseEmitter::storeColumns(const std::vector<Value *> &acc,
+                                     Value *linear0,
+                                     const std::vector<Value *> &channels,
+                                     int64_t valid, int64_t columns) {
+  uint64_t bytes = ir::byteSize(dtype_);
+  int64_t vectors = int64_t(channels.size());
+  auto lanesOf = [&](int64_t v) { return v + 1 == vectors ? valid : lanes_; };
   for (int64_t c = 0; c < columns; ++c)
     for (int64_t v = 0; v < vectors; ++v) {
       Value *at =
