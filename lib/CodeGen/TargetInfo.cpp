@@ -19,6 +19,13 @@
 
 namespace kiln::codegen {
 
+/// The in-order AArch64 cores kiln tunes for (Raspberry Pi 3 / Zero 2's
+/// A53, the A55): they issue in program order, so a GEMM tile must leave
+/// registers for loads to run ahead of the FMAs that use them.
+bool isInOrderAArch64(std::string_view cpu) {
+  return cpu == "cortex-a53" || cpu == "cortex-a55";
+}
+
 namespace {
 
 struct CacheRow {
@@ -93,13 +100,6 @@ template <typename Has> void setRiscV(TargetInfo &info, Has has) {
   info.fmaDouble = has("+d");
   info.doubleFpu = has("+d");
   info.nativeRounding = has("+zfa");
-}
-
-/// The in-order AArch64 cores kiln tunes for (Raspberry Pi 3 / Zero 2's
-/// A53, the A55): they issue in program order, so a GEMM tile must leave
-/// registers for loads to run ahead of the FMAs that use them.
-bool isInOrderAArch64(std::string_view cpu) {
-  return cpu == "cortex-a53" || cpu == "cortex-a55";
 }
 
 /// The cores with an inline-assembly GEMM micro-kernel (f32 only):

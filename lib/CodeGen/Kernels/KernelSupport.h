@@ -18,7 +18,14 @@
 #include <llvm/ADT/STLFunctionalExtras.h>
 
 #include <string>
+#include <string_view>
 #include <vector>
+
+namespace kiln::codegen {
+/// The in-order AArch64 cores kiln tunes for, Cortex-A53 and A55
+/// (TargetInfo.cpp, which sizes their GEMM tiles by it).
+bool isInOrderAArch64(std::string_view cpu);
+} // namespace kiln::codegen
 
 namespace kiln::codegen::kernels {
 

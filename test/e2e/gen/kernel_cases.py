@@ -190,8 +190,9 @@ def conv_cases():
     ]
 
 
-def depthwise(name, comment, spatial, channels, window):
-    return conv(name, comment, 1, spatial, channels, channels, window, groups=channels)
+def depthwise(name, comment, spatial, channels, window, dtype='f32'):
+    return conv(name, comment, 1, spatial, channels, channels, window, groups=channels,
+                dtype=dtype)
 
 
 def depthwise_cases():
@@ -205,6 +206,66 @@ def depthwise_cases():
     mods.append(depthwise('kdw_5x5', 'depthwise 5x5, rhs dilation 2, valid', [12, 13], 20,
                           [w(5, 1, 0, 0, 2), w(5, 1, 0, 0, 2)]))
     mods.append(depthwise('kdw_1d', 'depthwise 1-D, kernel 7', [30], 19, [w(7, 1, 3, 3)]))
+    return mods + depthwise_channel_step_cases() + depthwise_block_cases()
+
+
+def depthwise_block_cases():
+    """The Cortex-A53's assembly block (InOrderDepthwise.cpp) runs on 8-column
+    tiles whose windows lie inside the input, after the padLow leading
+    columns, for channel counts that are multiples of 4: one and many
+    vectors, valid, asymmetric and negative padding (a full tile past the
+    interior ones), vertical stride, kernel widths 3 and 4, 1-D, batch 2 and a
+    partial channel vector beside it (an odd count never runs it)."""
+    global rng
+    saved, rng = rng, random.Random(20261207)  # the other cases stay as they are
+    w = lambda k, s=1, lo=0, hi=0: (k, s, lo, hi, 1, 1)
+    same = [w(3, 1, 1, 1), w(3, 1, 1, 1)]
+    mods = [depthwise('kdw_blk_c4', 'A53 block: 4 channels, 3x3 same', [6, 20], 4, same),
+            depthwise('kdw_blk_c36', 'A53 block: 36 channels, wide rows', [5, 37], 36, same),
+            depthwise('kdw_blk_valid', 'A53 block: valid padding', [6, 21], 8, [w(3), w(3)]),
+            depthwise('kdw_blk_asym', 'A53 block: vertical stride 2, padding 2_9 (full tile '
+                      'past the interior)', [7, 26], 12, [w(3, 2, 0, 1), w(3, 1, 2, 9)]),
+            depthwise('kdw_blk_2x4', 'A53 block: 2x4 kernel', [6, 19], 16,
+                      [w(2, 1, 0, 1), w(4, 1, 1, 2)]),
+            depthwise('kdw_blk_1d', 'A53 block: 1-D kernel 3', [40], 20, [w(3, 1, 1, 1)]),
+            conv('kdw_blk_batch', 'A53 block: batch 2', 2, [5, 18], 8, 8, same, groups=8),
+            depthwise('kdw_blk_crop', 'A53 block: negative padding crops the first column',
+                      [5, 21], 8, [w(3, 1, 1, 1), w(3, 1, -1, 0)]),
+            depthwise('kdw_blk_c18', 'A53 block absent: 18 channels (pixels 72 bytes apart)',
+                      [5, 20], 18, same)]
+    t = shape('f32', [1, 5, 19, 20])
+    mods.append(module(
+        'kdw_blk_epilogue', 'A53 block: bias, relu6 and residual epilogue',
+        [f'x = {t} parameter(0)', f'res = {t} parameter(1)'],
+        [f'w = f32[3,3,1,20] constant({literal([3, 3, 1, 20])})',
+         f'c = {t} convolution(x, w), window={{size=3x3 pad=1_1x1_1}}, '
+         'dim_labels=b01f_01io->b01f, feature_group_count=20',
+         f'bias = f32[20] constant({literal([20])})',
+         f'bb = {t} broadcast(bias), dimensions={{3}}',
+         'zero = f32[] constant(0)', 'six = f32[] constant(6)',
+         f'zeros = {t} broadcast(zero), dimensions={{}}',
+         f'sixes = {t} broadcast(six), dimensions={{}}',
+         f'a = {t} add(c, bb)', f'r6 = {t} clamp(zeros, a, sixes)', f'e = {t} add(r6, res)'],
+        [('e', t)], ['specials']))
+    rng = saved
+    return mods
+
+
+def depthwise_channel_step_cases():
+    """Channel counts that end the AArch64 out-of-order cores' two-vector
+    channel steps with one full vector, then a partial one (12, 14 f32; 7
+    f64), with column tails of their 4-column tile at stride 1 and 2."""
+    global rng
+    saved, rng = rng, random.Random(20261206)  # the other cases stay as they are
+    w = lambda k, s=1, lo=0, hi=0, rd=1: (k, s, lo, hi, 1, rd)
+    same = [w(3, 1, 1, 1), w(3, 1, 1, 1)]
+    mods = [depthwise('kdw_c12', 'depthwise 3x3 same padding, 12 channels', [5, 11], 12, same),
+            depthwise('kdw_c14', 'depthwise 3x3 same padding, 14 channels', [6, 9], 14, same),
+            depthwise('kdw_c14_s2', 'depthwise 3x3 stride 2, TF SAME, 14 channels', [9, 15], 14,
+                      [w(3, 2, 0, 1), w(3, 2, 1, 1)]),
+            depthwise('kdw_f64', 'f64 depthwise 3x3 same padding, 7 channels', [5, 7], 7, same,
+                      dtype='f64')]
+    rng = saved
     return mods
 
 
