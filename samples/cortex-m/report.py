@@ -8,9 +8,9 @@ For each build of samples/cortex-m: Cortex-M4F (mps2-an386), Cortex-M7 (mps2-an5
   cycles  qemu-system-arm runs app.elf once with `-d in_asm,exec,nochain`: every translated
           block's instructions and how often each block ran. The blocks' instructions, as
           llvm-objdump-19 prints them from app.elf, go through llvm-mca-19 (the core's triple,
-          -mcpu and features, 100 iterations, one code region per block); a block's cycles are its region's cycles
-          per iteration, weighted by its executions (IT instructions, which llvm-mca does not
-          model, are skipped). Blocks llvm-mca cannot read count one
+          -mcpu and features, 100 iterations, one code region per block); a block's cycles are
+          its region's cycles per iteration, weighted by its executions (IT instructions, which
+          llvm-mca does not model, are skipped). Blocks llvm-mca cannot read count one
           cycle per instruction (the report says how many instructions that is).
           llvm-mca's models charge 1 cycle for a multi-register load/store (LDM, STM, PUSH,
           POP, VLDM, VSTM) and nothing for a taken branch; the "adjusted" estimate adds what the
@@ -190,7 +190,8 @@ def merge_split_instructions(blocks, code):
         whole = []
         for address, size in instructions:
             start = whole[-1][0] if whole else None
-            if start is not None and address not in code and start + code.get(start, ('', 0))[1] > address:
+            inside = start is not None and start + code.get(start, ('', 0))[1] > address
+            if inside and address not in code:
                 whole[-1] = (whole[-1][0], whole[-1][1] + size)
             else:
                 whole.append((address, size))
