@@ -208,7 +208,7 @@ def targets(res):
          lambda v: v <= 5.0, lambda r: r['model'], ' s', valid=compiled)
     each('hot loops of GEMM, conv and depthwise ≥ 80% of the FMA bound (llvm-mca; cortex-a53, '
          'a55, a72, neoverse-n1)',
-         [r for r in res.get('mca', {}).get('rows', []) if r['cpu'] in mca.GOAL_CPUS],
+         [r for r in res.get('mca', {}).get('rows', []) if mca.is_goal(r)],
          lambda r: r['percent'], lambda v: v >= 80, lambda r: f'{r["kernel"]} {r["cpu"]}', '%',
          valid=lambda r: 'percent' in r)
     each('2 threads ≥ 1.6 × faster than 1 thread', res.get('threads', {}).get('rows', []),

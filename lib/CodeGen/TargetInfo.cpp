@@ -127,6 +127,12 @@ int64_t scalarFpuRows(const TargetInfo &info, int64_t lanes) {
   return std::clamp<int64_t>((scalars - lanes) / (lanes + 1), 1, 14);
 }
 
+/// 32-bit ARM with NEON: 16 quad registers for the whole tile.
+bool isArm32Neon(const TargetInfo &info) {
+  llvm::Triple triple(info.triple);
+  return (triple.isARM() || triple.isThumb()) && info.vectorRegisters == 16;
+}
+
 int64_t roundDown(int64_t value, int64_t multiple) {
   return std::max(multiple, value / multiple * multiple);
 }
@@ -192,6 +198,15 @@ GemmTile TargetInfo::gemmTile(int64_t elementBytes, int64_t m, int64_t n,
   // Keep one register for the A broadcast and one spare; without FMA every
   // step needs a product temporary as well.
   int64_t budget = int64_t(vectorRegisters) - vectors - 2 - (fma ? 0 : 2);
+  if (isArm32Neon(*this)) {
+    // With one register for A (6 x 8: 12 accumulators, 2 B, 1 A, 1 spare)
+    // LLVM loads the next rows' A broadcasts while FMAs still read the
+    // last one and spills: three accumulators per K step and 12 moves on
+    // the A12, A15, A17, A53, A57 and A72 in AArch32, and on the in-order
+    // A7 too when B is not packed. Two for A and a spare: 5 x 8
+    // (docs/performance.md).
+    budget = std::min(budget, int64_t(vectorRegisters) - vectors - 3);
+  }
   tile.mr = hasScalarFpu(*this) ? scalarFpuRows(*this, tile.lanes)
                                 : std::clamp<int64_t>(budget / vectors, 1, 14);
   if (isAArch64 && isInOrderAArch64(cpu)) {

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""check.py - the Cortex-M sample as a test (ctest: samples-cortex-m4, -m7, -m33, -m55, -m55-mve).
+"""check.py - the Cortex-M sample as a test (ctest: samples-cortex-m4, -m7, -m33, -m55, -m55-mve,
+-m33-cmake, -m55-mve-cmake).
 
 Builds samples/cortex-m with its Makefile (--build make) or its CMakeLists.txt and the installed
 kiln package (--build cmake: kiln_add_model, toolchain-cortex-m.cmake), runs app.elf under
@@ -81,7 +82,8 @@ def build_and_run(args, build):
         prefix = os.path.dirname(os.path.dirname(args.kiln))
         run(['cmake', '-S', HERE, '-B', build, f'-DCMAKE_PREFIX_PATH={prefix}',
              f'-DCMAKE_TOOLCHAIN_FILE={os.path.join(HERE, "toolchain-cortex-m.cmake")}',
-             f'-DKWS_CPU={args.cpu}'])
+             f'-DKWS_CPU={args.cpu}', f'-DKWS_BOARD={args.machine}',
+             f'-DKWS_FEATURES={args.features}'])
         run(['cmake', '--build', build])
         model = os.path.join(build, 'kiln', 'kws')  # where kiln_add_model writes kws.*
         for name in ('kws.o', 'kws.h', 'kws.json'):
@@ -217,8 +219,6 @@ def main():
     if args.cpu not in TRIPLES:
         parser.error(f'--cpu {args.cpu}: expected one of {", ".join(TRIPLES)}')
     args.machine = args.machine or MACHINES[args.cpu]
-    if args.build == 'cmake' and (args.features or args.machine in REGIONS):
-        parser.error('--build cmake builds the mps2.ld default layout without --features')
     if not shutil.which('qemu-system-arm'):
         print('SKIP: qemu-system-arm is not installed (scripts/install-deps.sh installs it)')
         return SKIPPED

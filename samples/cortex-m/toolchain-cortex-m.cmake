@@ -1,17 +1,26 @@
 # Bare-metal Cortex-M with clang-19 and ld.lld: no vendor SDK, no C library. KWS_CPU picks the
-# core (cortex-m4: FPv4 single precision, the default; cortex-m7: FPv5, used single precision).
+# core, and with it the triple and the single-precision FPU the C files are built for (the
+# model is float32, no double reaches the code): cortex-m4 (FPv4, the default), cortex-m7
+# (FPv5), cortex-m33 (Armv8-M Mainline, FPv5) or cortex-m55 (Armv8.1-M, FP-ARMv8 with half
+# precision; Helium is kiln's --features +mve.fp, see CMakeLists.txt's KWS_FEATURES).
 # kiln_add_model takes its --target from CMAKE_C_COMPILER_TARGET.
 set(CMAKE_SYSTEM_NAME Generic)
 set(CMAKE_SYSTEM_PROCESSOR arm)
-set(KWS_CPU cortex-m4 CACHE STRING "Cortex-M core: cortex-m4 or cortex-m7")
+set(KWS_CPU cortex-m4 CACHE STRING "Cortex-M core: cortex-m4, cortex-m7, cortex-m33 or cortex-m55")
+set(kws_triple_cortex-m4 thumbv7em-none-eabihf)
+set(kws_triple_cortex-m7 thumbv7em-none-eabihf)
+set(kws_triple_cortex-m33 thumbv8m.main-none-eabihf)
+set(kws_triple_cortex-m55 thumbv8.1m.main-none-eabihf)
 set(kws_fpu_cortex-m4 fpv4-sp-d16)
 set(kws_fpu_cortex-m7 fpv5-sp-d16)
+set(kws_fpu_cortex-m33 fpv5-sp-d16)
+set(kws_fpu_cortex-m55 fp-armv8-fullfp16-sp-d16)
 if(NOT kws_fpu_${KWS_CPU})
-  message(FATAL_ERROR "KWS_CPU=${KWS_CPU}: expected cortex-m4 or cortex-m7")
+  message(FATAL_ERROR "KWS_CPU=${KWS_CPU}: expected cortex-m4, cortex-m7, cortex-m33 or cortex-m55")
 endif()
 
 set(CMAKE_C_COMPILER clang-19)
-set(CMAKE_C_COMPILER_TARGET thumbv7em-none-eabihf)
+set(CMAKE_C_COMPILER_TARGET ${kws_triple_${KWS_CPU}})
 set(CMAKE_AR llvm-ar-19)
 set(CMAKE_RANLIB llvm-ranlib-19)
 set(CMAKE_C_FLAGS_INIT "-mcpu=${KWS_CPU} -mfpu=${kws_fpu_${KWS_CPU}} -mfloat-abi=hard -ffreestanding -fno-builtin")
