@@ -17,8 +17,8 @@ inline aot::ModelInfo addRelu() {
   info.name = "add_relu";
   info.triple = "x86_64-unknown-linux-gnu";
   info.cpu = "generic";
-  info.args = {{"x", aot::ArgKind::Feed, true, ir::DType::F32, {2, 3}, 24}};
-  info.results = {{"r", aot::ArgKind::Feed, true, ir::DType::F32, {2, 3}, 24}};
+  info.args = {{"x", aot::ArgKind::Feed, true, ir::DType::F32, {2, 3}, 24, {}}};
+  info.results = {{"r", aot::ArgKind::Feed, true, ir::DType::F32, {2, 3}, 24, {}}};
   return info;
 }
 
@@ -44,12 +44,12 @@ inline aot::ModelInfo detector() {
   info.weightsSection = ".flash_weights";
   info.arenaSection = ".bss.sram2";
   info.args = {
-      {"image", aot::ArgKind::Feed, true, ir::DType::F32, {1, 4, 4, 3}, 192},
-      {"threshold", aot::ArgKind::Feed, true, ir::DType::F32, {}, 4},
-      {"step.count", aot::ArgKind::Variable, false, ir::DType::S64, {}, 8}};
+      {"image", aot::ArgKind::Feed, true, ir::DType::F32, {1, 4, 4, 3}, 192, {}},
+      {"threshold", aot::ArgKind::Feed, true, ir::DType::F32, {}, 4, {}},
+      {"step.count", aot::ArgKind::Variable, false, ir::DType::S64, {}, 8, {}}};
   info.results = {
-      {"boxes", aot::ArgKind::Feed, true, ir::DType::F32, {1, 2, 4}, 32},
-      {"keep:0", aot::ArgKind::Feed, true, ir::DType::Pred, {2}, 2}};
+      {"boxes", aot::ArgKind::Feed, true, ir::DType::F32, {1, 2, 4}, 32, {}},
+      {"keep:0", aot::ArgKind::Feed, true, ir::DType::Pred, {2}, 2, {}}};
   info.requiredSymbols = {"memcpy"};
   return info;
 }
@@ -62,11 +62,11 @@ inline aot::ModelInfo selector() {
   info.name = "selector";
   info.triple = "x86_64-unknown-linux-gnu";
   info.cpu = "generic";
-  info.args = {{"mask", aot::ArgKind::Feed, true, ir::DType::Pred, {2, 3}, 6}};
+  info.args = {{"mask", aot::ArgKind::Feed, true, ir::DType::Pred, {2, 3}, 6, {}}};
   info.results = {
-      {"indices", aot::ArgKind::Feed, true, ir::DType::S64, {6, 2}, 96},
-      {"any", aot::ArgKind::Feed, true, ir::DType::Pred, {}, 1},
-      {"indices_count", aot::ArgKind::Feed, true, ir::DType::S32, {}, 4}};
+      {"indices", aot::ArgKind::Feed, true, ir::DType::S64, {6, 2}, 96, {}},
+      {"any", aot::ArgKind::Feed, true, ir::DType::Pred, {}, 1, {}},
+      {"indices_count", aot::ArgKind::Feed, true, ir::DType::S32, {}, 4, {}}};
   info.bounded = {{0, 0, 2}};
   return info;
 }

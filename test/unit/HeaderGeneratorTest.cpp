@@ -57,7 +57,7 @@ TEST_CASE("header details follow the model", "[aot]") {
   info.className = "Net";
   info.cppNamespace = "a::b::c";
   info.args.push_back(
-      {"data", aot::ArgKind::Feed, true, ir::DType::F16, {5}, 10});
+      {"data", aot::ArgKind::Feed, true, ir::DType::F16, {5}, 10, {}});
   info.args.push_back({"x", aot::ArgKind::Feed, true, ir::DType::U8, {1}, 1, {}});
   std::string header = aot::generateHeader(info);
   CHECK(header.find("int my_net_run(const void* const* args") !=

@@ -183,7 +183,8 @@ TEST_CASE("compiling a model with variable updates leaves them out of the "
           "[driver][variables]") {
   import::ImportedModel model;
   model.module = parse(kStep);
-  model.args = {{"x", false, true}, {"w", true, false}};
+  model.args = {import::ArgMetadata::feed("x"),
+                import::ArgMetadata::variableArg("w", false)};
   model.resultNames = {"loss", "w"};
   model.variableUpdates = {{1, 1}};
   auto dir = std::filesystem::temp_directory_path() / "kiln-writeback-test";
