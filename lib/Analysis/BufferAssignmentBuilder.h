@@ -24,6 +24,11 @@ namespace kiln::analysis::buffers {
 
 using ir::Instruction;
 
+/// Whether `instruction` defines one array value with bytes of its own (not
+/// a parameter, constant, tuple or tuple element): the values buffer
+/// assignment gives a buffer of their own (ConsumerHosts.cpp).
+bool ownsArrayValue(const Instruction &instruction);
+
 /// A while body's update of loop state element `index` written in place (a
 /// dynamic-update-slice of it, or an elementwise op or loop fusion reading
 /// it at its own index), and the other reads of the old value, which must

@@ -36,9 +36,6 @@ namespace kiln::analysis::buffers {
 
 using ir::Opcode;
 
-namespace {
-
-/// Whether `instruction` defines one array value with bytes of its own.
 bool ownsArrayValue(const Instruction &instruction) {
   switch (instruction.opcode()) {
   case Opcode::Parameter:
@@ -50,6 +47,8 @@ bool ownsArrayValue(const Instruction &instruction) {
     return !instruction.shape().isTuple();
   }
 }
+
+namespace {
 
 /// How many times `user` reads `value`.
 size_t readsOf(const Instruction &user, const Instruction *value) {

@@ -8,6 +8,7 @@
 //===----------------------------------------------------------------------===//
 #include "kiln/Analysis/OverwrittenLoopState.h"
 
+#include "BufferAssignmentBuilder.h"
 #include "kiln/Analysis/TripCount.h"
 #include "kiln/IR/Opcode.h"
 
@@ -151,16 +152,8 @@ bool onlyOverwrittenState(const Instruction &tuple, const Instruction *value) {
 /// Whether `instruction` may be left uncomputed at all: it has code of its
 /// own that nothing but its value needs.
 bool skippable(const Instruction &instruction) {
-  switch (instruction.opcode()) {
-  case Opcode::Parameter:
-  case Opcode::Constant:
-  case Opcode::Tuple:
-  case Opcode::GetTupleElement:
-    return false;
-  default:
-    return !instruction.shape().isTuple() &&
-           !ir::callsSequentially(instruction.opcode());
-  }
+  return buffers::ownsArrayValue(instruction) &&
+         !ir::callsSequentially(instruction.opcode());
 }
 
 } // namespace
