@@ -174,33 +174,25 @@ std::vector<std::string> argNames(const ImportedModel &model) {
   return names;
 }
 
-Error applyInputLayouts(ImportedModel &model,
-                        const std::map<std::string, std::string> &layouts,
-                        const std::string &path) {
-  std::vector<std::string> names = argNames(model);
-  for (const auto &[name, layout] : layouts) {
-    auto it = std::find(names.begin(), names.end(), name);
-    if (it == names.end())
-      return makeError("{}: --input-layout '{}={}': the model has no input "
-                       "'{}' (its inputs: {})",
-                       path, name, layout, name, knownNames(names));
-    if (Error error = applyInputLayout(model, size_t(it - names.begin()), layout))
-      return makeError("{}: {}", path, error.message());
-  }
-  return Error::success();
-}
+/// One side of the entry's edges: the flag, what it names ("input" or
+/// "output"), the model's names on that side, and the rewrite of one of them.
+struct LayoutSide {
+  std::string_view flag;
+  std::string_view what;
+  std::vector<std::string> names;
+  Error (*apply)(ImportedModel &, size_t, const std::string &);
+};
 
-Error applyOutputLayouts(ImportedModel &model,
-                         const std::map<std::string, std::string> &layouts,
-                         const std::string &path) {
-  const std::vector<std::string> &names = model.resultNames;
+Error applyLayouts(ImportedModel &model, const LayoutSide &side,
+                   const std::map<std::string, std::string> &layouts,
+                   const std::string &path) {
   for (const auto &[name, layout] : layouts) {
-    auto it = std::find(names.begin(), names.end(), name);
-    if (it == names.end())
-      return makeError("{}: --output-layout '{}={}': the model has no output "
-                       "'{}' (its outputs: {})",
-                       path, name, layout, name, knownNames(names));
-    if (Error error = applyOutputLayout(model, size_t(it - names.begin()), layout))
+    auto it = std::find(side.names.begin(), side.names.end(), name);
+    if (it == side.names.end())
+      return makeError("{}: {} '{}={}': the model has no {} '{}' (its {}s: {})",
+                       path, side.flag, name, layout, side.what, name,
+                       side.what, knownNames(side.names));
+    if (Error error = side.apply(model, size_t(it - side.names.begin()), layout))
       return makeError("{}: {}", path, error.message());
   }
   return Error::success();
@@ -266,9 +258,14 @@ Error applyCallerLayouts(ImportedModel &model, const ImportOptions &options,
     return outputs.takeError();
   if (inputs->empty() && outputs->empty())
     return Error::success();
-  if (Error error = applyInputLayouts(model, *inputs, path))
+  if (Error error = applyLayouts(
+          model, {"--input-layout", "input", argNames(model), &applyInputLayout},
+          *inputs, path))
     return error;
-  if (Error error = applyOutputLayouts(model, *outputs, path))
+  if (Error error = applyLayouts(model,
+                                 {"--output-layout", "output",
+                                  model.resultNames, &applyOutputLayout},
+                                 *outputs, path))
     return error;
   model.module->entry()->sortTopologically();
   return Error::success();
