@@ -38,11 +38,14 @@ import json
 import os
 import re
 import shutil
+import struct
 import subprocess
 import sys
 import threading
 
 import numpy as np
+
+from elf_symbols import undefined_symbols
 
 TOLERANCES = {
     'float64': (1e-12, 1e-12),
@@ -310,9 +313,55 @@ def compare(name, got, want, tol, flush_subnormals=False):
                         f'reference {want.reshape(-1)[i]!r}')
 
 
+class ReferenceCache:
+    """`kiln run --reference` outputs, shared by every flavour of one kiln build.
+
+    The evaluator's answer depends only on the case text and its inputs, which
+    are seeded by the case name, never on the target: the first flavour to run
+    a case stores the outputs, the others (run one after another or at once
+    by ctest) reuse them. Entries live under a directory named after the kiln
+    executable's identity (path, size, modification time), so a rebuilt kiln
+    starts afresh; older identities' entries are removed."""
+
+    def __init__(self, root, kiln):
+        st = os.stat(kiln)
+        identity = f'{os.path.realpath(kiln)}\0{st.st_size}\0{st.st_mtime_ns}'
+        tag = hashlib.sha256(identity.encode()).hexdigest()[:16]
+        os.makedirs(root, exist_ok=True)
+        for old in os.listdir(root):
+            if old != tag:
+                shutil.rmtree(os.path.join(root, old), ignore_errors=True)
+        self.dir = os.path.join(root, tag)
+        os.makedirs(self.dir, exist_ok=True)
+
+    def outputs(self, text, inputs, ref_cmd):
+        """The directory holding the reference outputs of `text` on `inputs`,
+        running `ref_cmd` (without --output-dir) on a miss."""
+        key = hashlib.sha256(text.encode())
+        for a in inputs:
+            key.update(f'{a.dtype.str}{a.shape}'.encode())
+            key.update(np.ascontiguousarray(a).tobytes())
+        entry = os.path.join(self.dir, key.hexdigest())
+        if not os.path.isdir(entry):
+            staging = f'{entry}.{os.getpid()}.{threading.get_ident()}'
+            try:
+                run(ref_cmd + ['--output-dir', staging])
+            except CaseError:
+                shutil.rmtree(staging, ignore_errors=True)
+                raise
+            try:  # atomic: a concurrent flavour may have stored it first
+                os.rename(staging, entry)
+            except OSError:
+                shutil.rmtree(staging, ignore_errors=True)
+        return entry
+
+
 class Harness:
     def __init__(self, opts):
         self.opts = opts
+        self.references = ReferenceCache(
+            getattr(opts, 'reference_cache', '') or
+            os.path.join(opts.work, 'references'), opts.kiln)
         self.triple, self.cc, ldflags, self.runner = FLAVOURS[opts.arch]
         self.ldflags = [libgcc_path(f) if f in LIBGCC else f for f in ldflags]
         if self.runner[-1:] == ['-cpu']:
@@ -341,8 +390,10 @@ class Harness:
             return json.load(f)
 
     def check_symbols(self, name, work, manifest):
-        out = run(['llvm-nm-19', '-u', os.path.join(work, name + '.o')])
-        undefined = {line.split()[-1] for line in out.splitlines() if line.strip()}
+        try:
+            undefined = undefined_symbols(os.path.join(work, name + '.o'))
+        except (OSError, ValueError, struct.error) as e:
+            raise CaseError(f'reading the object\'s symbols: {e}')
         listed = set(manifest.get('required_symbols', []))
         if undefined != listed:
             raise CaseError('required_symbols differs from the undefined '
@@ -367,9 +418,8 @@ class Harness:
 
         seed = int.from_bytes(hashlib.sha256(name.encode()).digest()[:4], 'little')
         rng = np.random.default_rng(seed)
-        ref_cmd = [self.opts.kiln, 'run', hlo_path, '--reference',
-                   '--output-dir', os.path.join(work, 'ref')]
-        arg_files = []
+        ref_cmd = [self.opts.kiln, 'run', hlo_path, '--reference']
+        arg_files, inputs = [], []
         for i, arg in enumerate(manifest['args']):
             a = make_input(rng, arg['dtype'], arg['shape'],
                            directives['args'].get(i, {}), directives['specials'])
@@ -377,8 +427,9 @@ class Harness:
             np.save(npy, a)
             a.tofile(npy[:-4] + '.bin')
             arg_files.append(npy[:-4] + '.bin')
+            inputs.append(a)
             ref_cmd += ['--input', f'{arg["name"]}={npy}']
-        run(ref_cmd)
+        ref_dir = self.references.outputs(text, inputs, ref_cmd)
 
         table = os.path.join(work, 'table.c')
         write_table(table, name, manifest)
@@ -392,7 +443,7 @@ class Harness:
 
         used = set()
         for i, res in enumerate(manifest['results']):
-            want = np.load(os.path.join(work, 'ref', fetch_file_name(res['name'], used)))
+            want = np.load(os.path.join(ref_dir, fetch_file_name(res['name'], used)))
             got = np.fromfile(result_files[i], dtype=np.dtype(res['dtype']))
             got = got.reshape(res['shape'])
             compare(f'result {i} ({res["name"]})', got, want, directives['tol'],
@@ -423,6 +474,9 @@ def main():
     p.add_argument('--qemu-cpu', default='',
                    help='qemu -cpu for the run (default: from --cpu)')
     p.add_argument('--work', required=True)
+    p.add_argument('--reference-cache', default='',
+                   help='where reference outputs are kept across flavours '
+                        '(default: WORK/references)')
     p.add_argument('--cases', default=os.path.join(here, 'cases'))
     p.add_argument('--opcodes-def', default=os.path.join(
         here, '..', '..', 'include', 'kiln', 'IR', 'Opcodes.def'))
@@ -433,6 +487,8 @@ def main():
     p.add_argument('--filter', default='', help='regex on case names')
     p.add_argument('--keep', action='store_true', help='keep work files')
     opts = p.parse_args()
+    if not opts.reference_cache:  # shared by the flavours: above their folders
+        opts.reference_cache = os.path.join(os.path.abspath(opts.work), 'references')
     opts.work = os.path.abspath(os.path.join(opts.work, opts.arch + (
         '-' + opts.cpu if opts.cpu else '') + (
         '-' + opts.qemu_cpu.replace(',', '_').replace('=', '')

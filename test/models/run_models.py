@@ -115,6 +115,12 @@ SUITES = ['tfjs', 'tfjs-pb', 'tfjs-pb-unfused', 'onnx', 'blazeface-cross', 'fmni
 # The profile suite's object path forces machine code into this many partitions (small models
 # too); optimization partitions by module size (ParallelOptimize.cpp) on both paths.
 PROFILE_PARTITIONS = 3
+# Every model of the profile suite goes through `kiln profile` (the JIT path); the object path
+# (`kiln compile --profile`, partitioned, run and compared) is a second full compile, so it runs
+# on every ONNX model and on these TF.js ones: the two GraphDefs the profile crashes were first
+# reported on (issue 23) and the largest graphs (most kernels and constants per partition).
+PROFILE_OBJECT_TFJS = ['movenet-lightning', 'iris', 'blazeface-back', 'handtrack',
+                       'blazepose-heavy', 'faceres-deep', 'efficientpose', 'selfie']
 TRACE_CHECK = os.path.join(REPO, 'test', 'lit', 'AOT', 'Inputs', 'check_trace.py')
 
 
@@ -410,11 +416,13 @@ class Harness:
                     out.append((f'{s}/{n}/{arch}', m, self.bind(self.check_threads, m, arch)))
             return out
         if suite == 'profile':
-            models = ([(f'tfjs/{n}', self.tfjs_model(n), 'json') for n in HUMAN_MODELS] +
-                      [(f'tfjs-pb/{n}', self.tfjs_model(n), 'pb') for n in PB_SUBSET] +
-                      [(f'onnx/{n}', self.onnx_model(n), 'onnx') for n in ONNX_MODELS])
-            return [(name, m, self.bind(self.check_profile, m, form))
-                    for name, m, form in models if keep(name)]
+            models = ([(f'tfjs/{n}', self.tfjs_model(n), 'json', n in PROFILE_OBJECT_TFJS)
+                       for n in HUMAN_MODELS] +
+                      [(f'tfjs-pb/{n}', self.tfjs_model(n), 'pb', n in PROFILE_OBJECT_TFJS)
+                       for n in PB_SUBSET] +
+                      [(f'onnx/{n}', self.onnx_model(n), 'onnx', True) for n in ONNX_MODELS])
+            return [(name, m, self.bind(self.check_profile, m, form, objects))
+                    for name, m, form, objects in models if keep(name)]
         if suite == 'fmnist':
             return [(n, None, self.bind(self.check_fmnist, n))
                     for n in ('fmnist_mlp', 'fmnist_cnn') if keep(n)]
@@ -531,10 +539,10 @@ class Harness:
                 f.write(f'fetch {{ id {{ node_name: "{node}" output_index: {idx or 0} }} }}\n')
         return config
 
-    def check_profile(self, ref, work, m, form):
+    def check_profile(self, ref, work, m, form, object_path):
         """`kiln profile` runs the model in the JIT and writes a valid trace (one run, every
-        kernel inside it); `kiln compile --profile` with the module forced into partitions
-        gives an object whose results still match the reference."""
+        kernel inside it); with `object_path`, `kiln compile --profile` with the module forced
+        into partitions gives an object whose results still match the reference."""
         inputs, outputs = ref
         if form == 'pb':
             path, flags = self.graphdef(m, False), ['--config', self.tf_config(work, m)]
@@ -550,6 +558,8 @@ class Harness:
                                capture_output=True, text=True)
         if check.returncode or 'trace ok' not in check.stdout:
             raise Failure(f'kiln profile trace: {check.stdout.strip()} {check.stderr.strip()}')
+        if not object_path:
+            return
         manifest = self.compile('x86_64', path, 'model', work,
                                 flags + ['--profile', '--codegen-partitions',
                                          str(PROFILE_PARTITIONS)])
