@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Builds kiln and runs every test: the full ctest suite in ./build (warnings
-# in kiln's own code are errors there); the compiler in Release as a user
+# Builds kiln and runs every test: the ctest suite in ./build (warnings in
+# kiln's own code are errors there; of lit, only the tests the sanitized
+# build cannot run, the rest runs there); the compiler in Release as a user
 # builds it (./build-release), compiling a sample for the host, AArch64 and a
 # Cortex-M4;
 # then, under
@@ -31,7 +32,15 @@ echo "== build and test (./build)"
 # LLVM linked statically: the suites start kiln thousands of times, and each
 # start is ~30 ms shorter without libLLVM.so (docs/cmake.md).
 configure_and_build build all -DKILN_WERROR=ON -DKILN_LLVM_STATIC=ON
-(cd build && ctest --output-on-failure -j "$jobs")
+# The lit suite runs once, on the strictest build: under ASan + UBSan below.
+# Here, only its tests that need this build: those the sanitizers cannot run
+# (UNSUPPORTED: kiln-sanitize) and those whose address-space limit
+# (%ulimit-v) the sanitizers' shadow memory voids. Every other suite drives
+# this build's kiln.
+(cd build && ctest --output-on-failure -j "$jobs" -E '^lit$')
+unsanitizable=$(cd test/lit && grep -rlE 'ulimit-v|UNSUPPORTED: *kiln-sanitize' . |
+  grep -v 'lit\.cfg' | sed 's|^\./||' | sort | paste -sd'|')
+(cd build && LIT_FILTER="^kiln :: ($unsanitizable)\$" ctest --output-on-failure -R '^lit$')
 
 echo "== the compiler as a user builds it: Release, default options (./build-release)"
 # The documented install (docs/cmake.md) and bench/run.sh build this; GCC's
