@@ -1,7 +1,9 @@
 #!/usr/bin/python3
 """run_e2e.py - End-to-end tests: compile every case with `kiln compile`, link
 it with driver.c, run it (natively or under qemu) and compare its results with
-`kiln run --reference` on the same seeded random inputs.
+`kiln run --reference` on the same seeded random inputs. The reference outputs
+are kept under WORK/references (ReferenceCache), so of the flavours one ctest
+run starts on the same kiln, only the first evaluates each case.
 
 Case files live in cases/*.hlo. One file may hold several modules separated by
 a line `// -----`. Lines starting with `//` are stripped before compiling; the
