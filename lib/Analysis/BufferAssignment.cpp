@@ -15,8 +15,10 @@
 // everything else, used only during the final copies.
 //
 // The computations a while or conditional runs are assigned by Builders of
-// their own (BufferAssignmentCallees.cpp), and a while body's in-place
-// updates of its loop state come from LoopStateUpdates.cpp.
+// their own (BufferAssignmentCallees.cpp), a while body's in-place updates
+// of its loop state come from LoopStateUpdates.cpp, the root's results and
+// write-backs are split in BufferAssignmentRoot.cpp, and the text form is
+// BufferAssignmentPrint.cpp.
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Analysis/BufferAssignment.h"
@@ -123,10 +125,6 @@ int64_t packingScratchBytes(const Instruction &dot, const Instruction &rhs) {
       .value_or(INT64_MAX);
 }
 
-static int64_t alignTo(int64_t value, int64_t alignment) {
-  return (value + alignment - 1) / alignment * alignment;
-}
-
 int64_t sortScratchOffset(const Instruction &sort, size_t operand) {
   const ir::Shape &keys = sort.operand(0)->shape();
   const std::vector<int64_t> &axis = sort.attrs().dimensions;
@@ -142,7 +140,7 @@ int64_t sortScratchOffset(const Instruction &sort, size_t operand) {
     // Saturated, not wrapped: checkArenaFitsInt64 refuses the sum.
     if (!rows || *rows > INT64_MAX / 2 - offset)
       return INT64_MAX;
-    offset += alignTo(*rows, 64);
+    offset += buffers::alignTo(*rows, 64);
   }
   return offset;
 }
@@ -355,7 +353,7 @@ MemoryModel Builder::memoryModel() const {
     const BufferSlice &slice = slices_.at(value);
     if (slice.kind != BufferKind::Arena)
       continue;
-    int64_t bytes = alignTo(slice.bytes, BufferAssignment::kArenaAlignment);
+    int64_t bytes = buffers::alignTo(slice.bytes, BufferAssignment::kArenaAlignment);
     const Instruction *owner = owner_.at(value);
     if (fixedRange_.count(value))
       model.transient[owner] += bytes;
@@ -375,7 +373,7 @@ MemoryModel Builder::memoryModel() const {
   for (const WriteBack &writeBack : writeBacks_) {
     model.liveOut.insert(writeBack.value);
     if (needsStaging(writeBack))
-      model.endBytes += alignTo(slices_.at(writeBack.value).bytes,
+      model.endBytes += buffers::alignTo(slices_.at(writeBack.value).bytes,
                                 BufferAssignment::kArenaAlignment);
   }
   return model;
@@ -405,101 +403,6 @@ void Builder::computeLastUses(const std::vector<const Instruction *> &schedule) 
     auto it = ranges_.find(value);
     if (it != ranges_.end() && !fixedRange_.count(value))
       it->second.second = std::max(it->second.second, last);
-  }
-}
-
-static const ir::Shape &valueShape(ValueRef value) {
-  const ir::Shape &shape = value.instruction->shape();
-  return value.tupleIndex < 0 ? shape
-                              : shape.tupleElements()[size_t(value.tupleIndex)];
-}
-
-/// Splits the root's array values into results and argument write-backs.
-Error Builder::splitRoot(const std::vector<ArgWriteBack> &specs) {
-  std::vector<ValueRef> root;
-  containedValues(entry_.root(), root);
-  std::vector<bool> written(root.size(), false);
-  std::set<int64_t> targets;
-  for (const ArgWriteBack &spec : specs) {
-    if (spec.result < 0 || spec.result >= int64_t(root.size()))
-      return makeError("buffer assignment: write-back of root element {}, but "
-                       "the root has {} elements",
-                       spec.result, root.size());
-    const Instruction *parameter =
-        spec.arg < 0 ? nullptr : entry_.parameter(spec.arg);
-    if (!parameter)
-      return makeError("buffer assignment: write-back into argument {}, which "
-                       "does not exist",
-                       spec.arg);
-    if (written[size_t(spec.result)] || !targets.insert(spec.arg).second)
-      return makeError("buffer assignment: root element {} or argument {} is "
-                       "in more than one write-back",
-                       spec.result, spec.arg);
-    ValueRef value = root[size_t(spec.result)];
-    if (!(valueShape(value) == parameter->shape()))
-      return makeError("buffer assignment: root element {} has shape {} but "
-                       "it is written back into argument {} of shape {}",
-                       spec.result, valueShape(value).toString(), spec.arg,
-                       parameter->shape().toString());
-    written[size_t(spec.result)] = true;
-    ValueRef target{parameter, -1};
-    bool unchanged = !(value < target) && !(target < value);
-    writeBacks_.push_back({value, target, std::nullopt, unchanged});
-  }
-  for (size_t i = 0; i < root.size(); ++i)
-    if (!written[i])
-      results_.push_back(root[i]);
-  return Error::success();
-}
-
-/// Arena values written back are read after the last instruction, at
-/// position `end`, so nothing may reuse their bytes.
-void Builder::keepWriteBacksLive(int64_t end) {
-  for (const WriteBack &writeBack : writeBacks_) {
-    auto range = ranges_.find(writeBack.value);
-    if (range != ranges_.end() && !fixedRange_.count(writeBack.value))
-      range->second.second = end;
-  }
-}
-
-/// A new value that lives in another written argument must be copied out
-/// before that argument is overwritten: it gets bytes of its own above the
-/// rest of the arena (rare: a swap or an assignment between variables).
-bool Builder::needsStaging(const WriteBack &writeBack) const {
-  const BufferSlice &slice = slices_.at(writeBack.value);
-  if (writeBack.unchanged || slice.kind != BufferKind::Arg)
-    return false;
-  // The value may be the argument itself or a view of its bytes (a
-  // reshape, a loop state element no trip changes): compare buffers.
-  for (const WriteBack &other : writeBacks_)
-    if (other.target.instruction->parameterNumber() == slice.index)
-      return true;
-  return false;
-}
-
-int64_t Builder::placeStaging(int64_t arenaBytes) {
-  for (WriteBack &writeBack : writeBacks_) {
-    if (!needsStaging(writeBack))
-      continue;
-    const BufferSlice &source = slices_[writeBack.value];
-    writeBack.staging = BufferSlice{BufferKind::Arena, 0, arenaBytes,
-                                    source.bytes};
-    arenaBytes = alignTo(arenaBytes + source.bytes,
-                         BufferAssignment::kArenaAlignment);
-  }
-  return arenaBytes;
-}
-
-/// Root values go to the caller's result buffers, unless the caller owns
-/// them already (parameters), they are read-only (constants) or an earlier
-/// result took them: those are copied by code generation.
-void Builder::assignResults() {
-  for (size_t i = 0; i < results_.size(); ++i) {
-    ValueRef value = results_[i];
-    BufferSlice &slice = slices_[value];
-    if (slice.kind != BufferKind::Arena)
-      continue;
-    slice = {BufferKind::Result, int64_t(i), 0, slice.bytes};
   }
 }
 
@@ -567,12 +470,12 @@ std::pair<int64_t, int64_t> Builder::peakLiveBytes(int64_t end) const {
     if (slice.kind != BufferKind::Arena)
       continue;
     auto [first, last] = ranges_.at(value);
-    add(first, last, alignTo(slice.bytes, BufferAssignment::kArenaAlignment));
+    add(first, last, buffers::alignTo(slice.bytes, BufferAssignment::kArenaAlignment));
   }
   for (const WriteBack &writeBack : writeBacks_)
     if (writeBack.staging)
       add(end, end,
-          alignTo(writeBack.staging->bytes, BufferAssignment::kArenaAlignment));
+          buffers::alignTo(writeBack.staging->bytes, BufferAssignment::kArenaAlignment));
   int64_t live = 0, peak = 0, peakPosition = 0;
   for (const auto &[position, change] : delta)
     if ((live += change) > peak)
@@ -725,154 +628,6 @@ bool BufferAssignment::inPlaceInConcatenate(
 bool BufferAssignment::resultNeedsCopy(int64_t i) const {
   const BufferSlice &s = slice(results_[size_t(i)]);
   return s.kind != BufferKind::Result || s.index != i;
-}
-
-static std::string valueName(ValueRef value) {
-  if (value.tupleIndex == BufferAssignment::kCalleeBlockIndex)
-    return "%" + value.instruction->name() + " (callee block)";
-  if (value.tupleIndex == BufferAssignment::kScratchIndex)
-    return "%" + value.instruction->name() +
-           (value.instruction->opcode() == Opcode::Convolution ? " (winograd scratch)"
-            : value.instruction->opcode() == Opcode::Sort      ? " (sort scratch)"
-                                                               : " (packing scratch)");
-  if (value.tupleIndex < 0)
-    return "%" + value.instruction->name();
-  return fmt::format("%{}{{{}}}", value.instruction->name(), value.tupleIndex);
-}
-
-/// Entry values in schedule order, then fused values by their fusion's
-/// schedule position and their order in its computation (never by address,
-/// so the text is deterministic); tuple elements by index.
-std::vector<ValueRef> BufferAssignment::printOrder() const {
-  using Key = std::tuple<int64_t, int64_t, int64_t, int64_t>;
-  std::vector<std::pair<Key, ValueRef>> order;
-  std::map<const ir::Instruction *, int64_t> position;
-  std::map<const ir::Instruction *, std::pair<int64_t, int64_t>> fused;
-  // Values of callees print after the entry's, grouped by the entry
-  // instruction that runs them, in their own order (schedule or stored).
-  std::function<void(const ir::Instruction *, int64_t, int64_t &)> nest =
-      [&](const ir::Instruction *caller, int64_t at, int64_t &next) {
-        for (const ir::Computation *callee : caller->calledComputations()) {
-          std::vector<const ir::Instruction *> inner;
-          if (auto it = calleeSchedules_.find(callee);
-              it != calleeSchedules_.end())
-            inner = it->second;
-          else
-            for (const ir::Instruction *value : callee->instructions())
-              inner.push_back(value);
-          for (const ir::Instruction *value : inner) {
-            fused.try_emplace(value, at, next++);
-            nest(value, at, next);
-          }
-        }
-      };
-  for (size_t i = 0; i < schedule_.size(); ++i) {
-    position[schedule_[i]] = int64_t(i);
-    int64_t next = 0;
-    nest(schedule_[i], int64_t(i), next);
-  }
-  int64_t fusedKey = int64_t(schedule_.size());
-  for (const auto &[value, slice] : slices_) {
-    Key key{fusedKey, 0, 0, value.tupleIndex};
-    if (auto it = position.find(value.instruction); it != position.end())
-      key = {it->second, 0, 0, value.tupleIndex};
-    else if (auto f = fused.find(value.instruction); f != fused.end())
-      key = {fusedKey, f->second.first, f->second.second, value.tupleIndex};
-    order.push_back({key, value});
-  }
-  std::stable_sort(
-      order.begin(), order.end(),
-      [](const auto &a, const auto &b) { return a.first < b.first; });
-  std::vector<ValueRef> values;
-  for (const auto &entry : order)
-    values.push_back(entry.second);
-  return values;
-}
-
-std::vector<ValueRef> BufferAssignment::arenaValues() const {
-  std::vector<ValueRef> values;
-  for (ValueRef value : printOrder())
-    if (slices_.at(value).kind == BufferKind::Arena && !inPlace_.count(value))
-      values.push_back(value);
-  std::stable_sort(values.begin(), values.end(), [&](ValueRef a, ValueRef b) {
-    return liveRange(a).first < liveRange(b).first;
-  });
-  return values;
-}
-
-std::string BufferAssignment::toString() const {
-  std::string out = fmt::format("arena: {} bytes, alignment {}\n",
-                                arenaBytes(), kArenaAlignment);
-  out += fmt::format("peak live: {} bytes at position {} ({} schedule)\n",
-                     peakLiveBytes(), peakPosition(),
-                     scheduleStrategyName(scheduleStrategy()));
-  for (ValueRef value : printOrder()) {
-    const BufferSlice &s = slices_.at(value);     auto inPlace = inPlace_.find(value);
-    if (inPlace != inPlace_.end()) {
-      std::string part;
-      if (auto concat = concatenateGuests_.find(value);
-          concat != concatenateGuests_.end())
-        part = s.strided()
-                   ? fmt::format(" (of %{}: rows of {} bytes every {})",
-                                 concat->second->name(), s.rowBytes,
-                                 s.rowStride)
-                   : fmt::format(" (of %{}: contiguous)",
-                                 concat->second->name());
-      out += fmt::format("{}: in place in {}{}\n", valueName(value),
-                         valueName(inPlace->second), part);
-      continue;
-    }
-    auto range = liveRange(value);
-    std::string live = range.first < 0 ? std::string()
-                                       : fmt::format(" live [{}, {}]",
-                                                     range.first, range.second);
-    switch (s.kind) {
-    case BufferKind::Arg:
-      out += fmt::format("{}: arg {} ({} bytes)\n", valueName(value), s.index,
-                         s.bytes);
-      break;
-    case BufferKind::Result:
-      out += fmt::format("{}: result {} ({} bytes){}\n", valueName(value),
-                         s.index, s.bytes, live);
-      break;
-    case BufferKind::Constant:
-      out += fmt::format("{}: constant ({} bytes)\n", valueName(value), s.bytes);
-      break;
-    case BufferKind::Arena:
-      out += fmt::format("{}: arena [{}, {}){}\n", valueName(value), s.offset,
-                         s.offset + s.bytes, live);
-      break;
-    }
-  }
-  for (size_t i = 0; i < results_.size(); ++i)
-    if (resultNeedsCopy(int64_t(i)))
-      out += fmt::format("result {}: copy of {}\n", i, valueName(results_[i]));
-  for (const ConcatenateCopy &copy : concatenateCopies_)
-    out += fmt::format("%{} copies %{}: {}\n", copy.concatenate->name(),
-                       copy.operand->name(), copy.reason);
-  for (ValueRef state : overwrittenOrder_)
-    out += fmt::format("{}: initial value overwritten by the trips, not "
-                       "copied in\n",
-                       valueName(state));
-  for (const ir::Instruction *dead : deadOrder_)
-    out += fmt::format("%{}: not computed (only overwritten loop state reads "
-                       "it)\n",
-                       dead->name());
-  for (const WriteBack &writeBack : writeBacks_) {
-    int64_t arg = writeBack.target.instruction->parameterNumber();
-    if (writeBack.unchanged) {
-      out += fmt::format("arg {}: unchanged\n", arg);
-      continue;
-    }
-    std::string staging;
-    if (writeBack.staging)
-      staging = fmt::format(" staged at arena [{}, {})",
-                            writeBack.staging->offset,
-                            writeBack.staging->offset + writeBack.staging->bytes);
-    out += fmt::format("arg {}: write-back of {}{}\n", arg,
-                       valueName(writeBack.value), staging);
-  }
-  return out;
 }
 
 } // namespace kiln::analysis

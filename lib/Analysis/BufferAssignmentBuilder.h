@@ -3,7 +3,8 @@
 // Internal to lib/Analysis: the Builder that assigns the buffers of one
 // computation (the entry, or recursively a computation a while or
 // conditional runs), split over BufferAssignment.cpp (classification,
-// live ranges, placement) and BufferAssignmentCallees.cpp (callee blocks,
+// live ranges, placement), BufferAssignmentRoot.cpp (results, write-backs
+// and their staging) and BufferAssignmentCallees.cpp (callee blocks,
 // parameters aliasing the loop state and branch operands), and the loop
 // state updates a while body makes in place (LoopStateUpdates.cpp).
 //
@@ -23,6 +24,11 @@
 namespace kiln::analysis::buffers {
 
 using ir::Instruction;
+
+/// `value` rounded up to a multiple of `alignment`.
+inline int64_t alignTo(int64_t value, int64_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
 
 /// Whether `instruction` defines one array value with bytes of its own (not
 /// a parameter, constant, tuple or tuple element): the values buffer
