@@ -73,7 +73,7 @@ echo "== unit, lit and evaluator-vs-NumPy tests under ASan + UBSan"
 
 echo "== sanitizer sweep: every real model and ONNX conformance model"
 # Models above 2 GFLOP are imported and optimized but not evaluated: the
-# six largest took most of the stage in the evaluator (docs/fuzzing.md).
+# seven largest took most of the stage in the evaluator (docs/fuzzing.md).
 /usr/bin/python3 scripts/sanitizer_sweep.py --jobs "$jobs" --evaluate-max-flops 2000000000 \
   --tool build-sanitize/test/sanitizer/kiln-model-sweep --work build-sanitize/sweep
 
