@@ -47,7 +47,7 @@ import threading
 
 import numpy as np
 
-from elf_symbols import undefined_symbols
+from elf_reader import undefined_symbols
 
 TOLERANCES = {
     'float64': (1e-12, 1e-12),

@@ -1,5 +1,5 @@
 """Checks the manifest's flash_bytes and ram_bytes against the object's ELF
-section headers (read here with struct, not through kiln), then compiles
+section headers (read with struct by test/e2e/elf_reader.py, not through kiln), then compiles
 again at the limits: --max-flash/--max-ram equal to the need must succeed,
 one byte less must fail with the documented message and write no file.
 
@@ -7,41 +7,25 @@ usage: check_footprint.py KILN PREFIX MODEL [kiln compile flags...]
 """
 import json
 import os
-import struct
 import subprocess
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)),
+                                "..", "..", "..", "e2e"))
+from elf_reader import sections  # noqa: E402
 
 SHF_WRITE, SHF_ALLOC, SHT_NOBITS = 0x1, 0x2, 8
 
 
-def sections(path):
-    """(type, flags, size) of every section of an ELF32 or ELF64 object."""
-    data = open(path, "rb").read()
-    assert data[:4] == b"\x7fELF", path
-    is64 = data[4] == 2
-    endian = "<" if data[5] == 1 else ">"
-    if is64:
-        shoff, = struct.unpack_from(endian + "Q", data, 0x28)
-        shentsize, shnum = struct.unpack_from(endian + "HH", data, 0x3A)
-        fmt = endian + "IIQQQQ"
-    else:
-        shoff, = struct.unpack_from(endian + "I", data, 0x20)
-        shentsize, shnum = struct.unpack_from(endian + "HH", data, 0x2E)
-        fmt = endian + "IIIIII"
-    for i in range(shnum):
-        _, kind, flags, _, _, size = struct.unpack_from(fmt, data, shoff + i * shentsize)
-        yield kind, flags, size
-
-
 def footprint(prefix):
     flash = writable = 0
-    for kind, flags, size in sections(prefix + ".o"):
-        if not flags & SHF_ALLOC:
+    for section in sections(prefix + ".o"):
+        if not section.flags & SHF_ALLOC:
             continue
-        if kind != SHT_NOBITS:
-            flash += size
-        if flags & SHF_WRITE:
-            writable += size
+        if section.kind != SHT_NOBITS:
+            flash += section.size
+        if section.flags & SHF_WRITE:
+            writable += section.size
     manifest = json.load(open(prefix + ".json"))
     ram = manifest["arena"]["bytes"] + writable + sum(
         t["bytes"] for t in manifest["args"] + manifest["results"])
