@@ -198,6 +198,15 @@ Error LoopExtractor::readExit(NodeDef *exit) {
 }
 
 Error LoopExtractor::readLoop() {
+  // The extraction reads input 0 of each of these (the value it passes on).
+  for (NodeDef &node : *graph_.mutable_node()) {
+    bool primitive = isEnter(node) || isExit(node) || isNextIteration(node) ||
+                     node.op() == "LoopCond";
+    if (primitive && (isEnter(node) ? frames_.out.at(node.name()) == path_
+                                    : inFrame(node.name())) &&
+        (node.input_size() == 0 || parseRef(node.input(0)).control))
+      return fail(node, fmt::format("the {} needs a data input (its input 0)", node.op()));
+  }
   for (NodeDef &node : *graph_.mutable_node())
     if (isEnter(node) && frames_.out.at(node.name()) == path_)
       loop_.frame = attrString(node, "frame_name");
