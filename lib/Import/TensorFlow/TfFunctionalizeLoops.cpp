@@ -189,7 +189,8 @@ Error LoopExtractor::readExit(NodeDef *exit) {
       loop_.exits.emplace_back(exit, variable->second);
       return Error::success();
     }
-    if (source->op() != "Identity" || !inFrame(source->name()))
+    if (source->op() != "Identity" || !inFrame(source->name()) ||
+        source->input_size() == 0)
       break;
     ref = parseRef(source->input(0));
   }
