@@ -111,11 +111,14 @@ def compile_table(rows):
 
 def threads_table(rows):
     out = ['| model | kernels split | serial ms | threads | pooled ms | speed-up | '
-           'split share of a serial run |', '|---|---:|---:|---:|---:|---:|---:|']
+           'split share of a serial run | reading another core\'s writes / own, GB/s |',
+           '|---|---:|---:|---:|---:|---:|---:|---:|']
     for r in rows:
+        cross = r.get('cross_core')
+        probe = f'{cross["cross_gbps"]} / {cross["own_gbps"]}' if cross else ''
         out.append(f'| {r["model"]} | {r["split"]} of {r["kernels"]} | {ms(r["serial_ms"])} | '
                    f'{r["threads"]} | {ms(r["pooled_ms"])} | {r["speedup"]:.2f} | '
-                   f'{100 * r["split_share"]:.1f}% |')
+                   f'{100 * r["split_share"]:.1f}% | {probe} |')
     return out
 
 

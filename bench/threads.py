@@ -26,6 +26,17 @@ MODELS = {'blazeface-back': ['--shape=input=1,256,256,3'],
 BOOST = 'echo -19 > /proc/self/autogroup && exec "$@"'
 
 
+def cross_core_probe(work):
+    """A function measuring the cost of handing data between the two cores now (bench/micro/
+    cross_core.c): {'own_gbps', 'cross_gbps'}. The hypervisor may place this VM's vCPUs on cores
+    with or without a shared cache, and move them between runs; the speed-ups depend on it."""
+    exe = os.path.join(work, 'cross_core')
+    subprocess.run(['cc', '-std=c11', '-O2', os.path.join(HERE, 'micro', 'cross_core.c'),
+                    '-pthread', '-o', exe], check=True)
+    return lambda: json.loads(subprocess.run([exe], check=True, capture_output=True,
+                                             text=True).stdout)
+
+
 BENCH_LINE = re.compile(r'bench: serial ([0-9.]+) ms, (\d+) threads ([0-9.]+) ms, '
                         r'speed-up ([0-9.]+)x .*split kernels take ([0-9.]+)% of a serial run')
 
@@ -33,9 +44,10 @@ BENCH_LINE = re.compile(r'bench: serial ([0-9.]+) ms, (\d+) threads ([0-9.]+) ms
 def measure(kiln, work, cache, threads=2, runs=30, boost=False):
     """One row per model: compiles it for the host, links threads_driver.c, checks the pooled
     results are bitwise the serial ones at 1, 2 and 7 threads, then times serial against
-    `threads` threads. Returns [{model, kernels, split, threads, serial_ms, pooled_ms, speedup,
-    split_share}]."""
+    `threads` threads, right after probing what handing data between cores costs. Returns
+    [{model, kernels, split, threads, serial_ms, pooled_ms, speedup, split_share, cross_core}]."""
     os.makedirs(work, exist_ok=True)
+    probe = cross_core_probe(work)
     rows = []
     for model, shapes in MODELS.items():
         name = model.replace('-', '_')
@@ -54,6 +66,7 @@ def measure(kiln, work, cache, threads=2, runs=30, boost=False):
                '--'] + results
         if boost:
             cmd = ['setsid', 'sh', '-c', BOOST, 'sh'] + cmd
+        cross_core = probe()
         out = subprocess.run(cmd, check=True, capture_output=True, text=True).stdout
         found = BENCH_LINE.search(out)
         if not found:
@@ -62,7 +75,8 @@ def measure(kiln, work, cache, threads=2, runs=30, boost=False):
                      'split': sum(1 for k in manifest['kernels'] if k['tasks'] > 1),
                      'threads': int(found[2]), 'serial_ms': float(found[1]),
                      'pooled_ms': float(found[3]), 'speedup': float(found[4]),
-                     'split_share': float(found[5]) / 100, 'runs': runs})
+                     'split_share': float(found[5]) / 100, 'runs': runs,
+                     'cross_core': cross_core})
     return rows
 
 
@@ -79,7 +93,9 @@ def main():
         print(f'{r["model"]}: {r["split"]} of {r["kernels"]} kernels split; serial '
               f'{r["serial_ms"]:.3f} ms, {r["threads"]} threads {r["pooled_ms"]:.3f} ms, speed-up '
               f'{r["speedup"]:.2f}x (medians of {r["runs"]} alternating calls); split kernels '
-              f'take {100 * r["split_share"]:.1f}% of a serial run', flush=True)
+              f'take {100 * r["split_share"]:.1f}% of a serial run; reading another core\'s '
+              f'writes {r["cross_core"]["cross_gbps"]} GB/s, its own '
+              f'{r["cross_core"]["own_gbps"]} GB/s', flush=True)
 
 
 if __name__ == '__main__':

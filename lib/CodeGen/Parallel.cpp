@@ -24,30 +24,38 @@ constexpr int64_t kMaxTasks = 32;
 constexpr int64_t kScalarStepCost = 16;
 } // namespace
 
+int64_t roundTaskCount(int64_t wanted) {
+  for (int64_t multiple : {8, 4, 2})
+    if (wanted >= multiple)
+      return wanted / multiple * multiple;
+  return 1;
+}
+
+TaskSplit splitInto(int64_t units, int64_t tasks) {
+  TaskSplit split;
+  split.tasks = std::clamp<int64_t>(tasks, 1, std::max<int64_t>(units, 1));
+  split.unitsPerTask =
+      (std::max<int64_t>(units, 1) + split.tasks - 1) / split.tasks;
+  return split;
+}
+
 TaskSplit splitUnits(int64_t units, int64_t flopsPerUnit,
                      int64_t minUnitsPerTask) {
-  TaskSplit split;
-  split.unitsPerTask = std::max<int64_t>(units, 1);
   if (units <= 1 || flopsPerUnit <= 0)
-    return split;
+    return splitInto(units, 1);
   int64_t byFlops = units * flopsPerUnit / kMinTaskFlops;
   int64_t byUnits = units / std::max<int64_t>(minUnitsPerTask, 1);
-  int64_t wanted = std::min({byFlops, byUnits, kMaxTasks});
-  if (wanted <= 1)
-    return split;
-  split.unitsPerTask = (units + wanted - 1) / wanted;
-  split.tasks = (units + split.unitsPerTask - 1) / split.unitsPerTask;
-  return split;
+  return splitInto(units, roundTaskCount(std::min({byFlops, byUnits, kMaxTasks})));
 }
 
 UnitRange taskUnits(EmitterContext &ctx, const TaskSplit &split, int64_t units,
                     Value *firstTask, Value *lastTask) {
   llvm::IRBuilder<> &b = ctx.builder();
-  Value *perTask = ctx.i64(split.unitsPerTask);
-  Value *end = b.CreateNUWMul(lastTask, perTask);
-  Value *all = ctx.i64(units);
-  return {b.CreateNUWMul(firstTask, perTask),
-          b.CreateSelect(b.CreateICmpULT(end, all), end, all, "task.end")};
+  auto boundary = [&](Value *task) {
+    return b.CreateUDiv(b.CreateNUWMul(task, ctx.i64(units)),
+                        ctx.i64(split.tasks));
+  };
+  return {boundary(firstTask), boundary(lastTask)};
 }
 
 std::string parallelEntryName(const std::string &entryName) {

@@ -21,23 +21,35 @@
 
 namespace kiln::codegen {
 
-/// A kernel's split: `tasks` tasks of `unitsPerTask` consecutive units (row
-/// tiles, output rows) each; the last task may get fewer.
+/// A kernel's split of its units (row tiles, output rows) into `tasks`
+/// tasks: task t computes units [t * units / tasks, (t + 1) * units / tasks),
+/// so tasks differ by at most one unit, and the first k of n equal shares of
+/// the tasks cover the first k of n equal shares of the units. A pool that
+/// hands each thread one contiguous share of the tasks then gives it the same
+/// rows in consecutive kernels (runtime_threads.h).
 struct TaskSplit {
   int64_t tasks = 1;
-  int64_t unitsPerTask = 0;
+  int64_t unitsPerTask = 0; ///< the most units a task gets
   bool split() const { return tasks > 1; }
 };
+
+/// The split of `units` units into `tasks` tasks (at most `units`).
+TaskSplit splitInto(int64_t units, int64_t tasks);
 
 /// How to split `units` independent units costing `flopsPerUnit` each:
 /// tasks of at least kMinTaskFlops and `minUnitsPerTask` units (so per-task
 /// overhead and re-reading shared operands stay small), at most
-/// kMaxTasks. One task (no split) for small kernels.
+/// kMaxTasks, and a count that 2, 4 and 8 threads share evenly where there
+/// are that many (roundTaskCount). One task (no split) for small kernels.
 TaskSplit splitUnits(int64_t units, int64_t flopsPerUnit,
                      int64_t minUnitsPerTask = 1);
 
-/// The units of tasks [firstTask, lastTask) inside a kernel: [begin, end),
-/// end clamped to `units`.
+/// `wanted` tasks rounded down to a multiple of 8, 4 or 2 (the largest that
+/// leaves at least one such multiple): a pool of 2, 4 or 8 threads then gives
+/// every thread the same number of units, not one task more than another.
+int64_t roundTaskCount(int64_t wanted);
+
+/// The units of tasks [firstTask, lastTask) inside a kernel: [begin, end).
 UnitRange taskUnits(EmitterContext &ctx, const TaskSplit &split, int64_t units,
                     llvm::Value *firstTask, llvm::Value *lastTask);
 

@@ -248,10 +248,8 @@ TaskSplit winogradSplit(const analysis::WinogradPlan &plan, int64_t k,
   int64_t directFlopsPerBlock = 2 * plan.blockTiles * wg::kTile * wg::kTile *
                                 k * n;
   TaskSplit split = splitUnits(plan.blocks, directFlopsPerBlock);
-  if (split.tasks > plan.slots) {
-    split.unitsPerTask = (plan.blocks + plan.slots - 1) / plan.slots;
-    split.tasks = (plan.blocks + split.unitsPerTask - 1) / split.unitsPerTask;
-  }
+  if (split.tasks > plan.slots)
+    split = splitInto(plan.blocks, roundTaskCount(plan.slots));
   return split;
 }
 
