@@ -1,12 +1,15 @@
 /* runtime_threads_test.c - kiln/runtime_threads.h's pool keeps the
  * kiln_parallel contract: every task runs exactly once before parallel_for
  * returns, for any task and thread count, with pools used back to back and
- * shared by two calling threads. Built as C99 and C++ and under
- * ThreadSanitizer (test/golden/CMakeLists.txt). */
+ * shared by two calling threads; and a worker stuck in its share does not
+ * hold the job up: another thread takes the rest of its share from the far
+ * end. Built as C99 and C++ and under ThreadSanitizer
+ * (test/golden/CMakeLists.txt). */
 #include "kiln/runtime_threads.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "expect.h"
 
@@ -48,6 +51,54 @@ static void *callRepeatedly(void *opaque) {
   return NULL;
 }
 
+/* Each worker's share of 2 * parts tasks is [2w, 2w + 2): its first task
+ * waits until its second has run, which only another thread can do while
+ * the owner is stuck in the first (a pool that left started shares to their
+ * owners would wait forever; the guard ends the wait after a minute and
+ * fails instead). The caller's share has no such pair. */
+typedef struct Stuck {
+  int done[64];
+  int timedOut;
+} Stuck;
+
+static double seconds(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+static void stuckTask(void *opaque, int64_t i) {
+  Stuck *stuck = (Stuck *)opaque;
+  if (i >= 2 && i % 2 == 0) {
+    double start = seconds();
+    while (!__atomic_load_n(&stuck->done[i + 1], __ATOMIC_ACQUIRE)) {
+      if (seconds() - start > 60) {
+        __atomic_store_n(&stuck->timedOut, 1, __ATOMIC_RELAXED);
+        break;
+      }
+      sched_yield();
+    }
+  }
+  __atomic_store_n(&stuck->done[i], 1, __ATOMIC_RELEASE);
+}
+
+static int stuckWorkersAreHelped(int threads) {
+  kiln_pool *pool = kiln_pool_create(threads);
+  kiln_parallel parallel = kiln_pool_parallel(pool);
+  int r, i;
+  EXPECT(pool != NULL);
+  for (r = 0; r < 20; ++r) {
+    Stuck stuck;
+    memset(&stuck, 0, sizeof(Stuck));
+    parallel.parallel_for(parallel.ctx, 2 * threads, stuckTask, &stuck);
+    EXPECT(!stuck.timedOut);
+    for (i = 0; i < 2 * threads; ++i)
+      EXPECT(stuck.done[i]);
+  }
+  kiln_pool_destroy(pool);
+  return 0;
+}
+
 int main(void) {
   int threads[] = {0, 1, 2, 3, 7};
   int64_t counts[] = {0, 1, 2, 5, 64, 999};
@@ -76,6 +127,8 @@ int main(void) {
     EXPECT(!a.failed && !b.failed);
     kiln_pool_destroy(pool);
   }
+  EXPECT(stuckWorkersAreHelped(2) == 0);
+  EXPECT(stuckWorkersAreHelped(3) == 0);
   kiln_pool_destroy(NULL);
   printf("runtime threads ok\n");
   return 0;

@@ -10,9 +10,9 @@
  *   kiln_pool_destroy(pool);
  *
  * The thread that calls parallel_for runs tasks too. Each thread runs its
- * own contiguous share of the tasks; the caller also runs the shares of
- * workers that have not started theirs by the time it is done with its own.
- * One parallel_for runs at a time per pool: concurrent callers (two models
+ * own contiguous share of the tasks, then waits for the others' shares,
+ * taking tasks from the far end of a share whose owner has not started it
+ * or has stopped claiming (descheduled, most likely). One parallel_for runs at a time per pool: concurrent callers (two models
  * sharing a pool) take turns. Workers poll for a while after a job before
  * sleeping, because a model calls parallel_for once per large kernel, in
  * quick succession; joining, leaving and closing a job are atomic
@@ -45,11 +45,17 @@ extern "C" {
 #ifndef KILN_POOL_YIELDS
 #define KILN_POOL_YIELDS 50
 #endif
-/* Polls the caller, done with its own share, gives the workers to join the
- * job before it takes over the shares nobody started (a few microseconds:
- * a polling worker joins within one or two). */
+/* Polls a thread done with its own share waits before it takes tasks from
+ * another's: for a worker to start its share (a few microseconds: a polling
+ * worker starts within one), and for a worker that has started to claim its
+ * next task (longer than tasks take, so that only a worker the system has
+ * descheduled loses tasks; moving rows between cores costs more than a
+ * small imbalance, docs/performance.md). */
 #ifndef KILN_POOL_JOIN_POLLS
 #define KILN_POOL_JOIN_POLLS 256
+#endif
+#ifndef KILN_POOL_STALL_POLLS
+#define KILN_POOL_STALL_POLLS 8192
 #endif
 
 static inline void kiln_pool_relax_(int poll) {
@@ -64,22 +70,37 @@ static inline void kiln_pool_relax_(int poll) {
 #endif
 }
 
-/* One thread's share of a job's tasks. Consecutive kernels split the same
- * output rows the same way, so a thread that always runs its own share
- * reads rows it wrote itself, still in its own cache. Nobody takes tasks
- * from a share its owner has started: a row computed on another core has
- * to cross to the owner's cache for the next kernel, and on some machines
- * that costs more than the task (BlazeFace with 2 threads ran at 0.85x of
- * serial when every other job's shares were swapped; helping from the far
- * end of a started share, which hands the same rows over every time, still
- * measured 1.45-1.51x against 1.57-1.62x for none). Padded to a cache
- * line. */
+/* One thread's share of a job's tasks, [low, high) in one word so that a
+ * claim from either end is one compare-and-swap. Consecutive kernels split
+ * the same output rows the same way, so a thread that runs its own share
+ * reads rows it wrote itself, still in its own cache. Others take tasks
+ * only from a share whose owner is away, and from its far end: a row
+ * computed on another core has to cross to the owner's cache for the next
+ * kernel, and on some machines that costs more than the task (BlazeFace
+ * with 2 threads ran at 0.85x of serial when every other job's shares were
+ * swapped; helping with every started share from its far end, as soon as
+ * one's own was done, measured 1.45-1.51x against 1.57-1.62x for waiting).
+ * Padded to a cache line. */
 typedef struct kiln_pool_chunk_ {
-  int64_t next; /* atomic: the next task index to claim */
-  int64_t begin;
-  int64_t end;
-  char padding[40];
+  unsigned long long range; /* atomic: high << 32 | low, the tasks left */
+  unsigned long long begin; /* the share's first task */
+  char padding[48];
 } kiln_pool_chunk_;
+
+/* Claims the lowest task left in `chunk` (its owner) or the highest (a
+ * helper); -1 when none is left. */
+static inline int64_t kiln_pool_claim_(kiln_pool_chunk_ *chunk, int owner) {
+  unsigned long long range = __atomic_load_n(&chunk->range, __ATOMIC_RELAXED);
+  for (;;) {
+    unsigned long long low = range & 0xffffffffull, high = range >> 32;
+    if (low >= high)
+      return -1;
+    if (__atomic_compare_exchange_n(&chunk->range, &range,
+                                    owner ? range + 1 : range - (1ull << 32), 1,
+                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+      return (int64_t)(owner ? low : high - 1);
+  }
+}
 
 /* A job's state in one word, so that joining, leaving and closing it are
  * single atomic operations and the hot path takes no mutex (a worker that
@@ -96,9 +117,10 @@ typedef struct kiln_pool {
    * generation in `state`, read by the workers that join it. */
   void (*fn)(void *arg, int64_t i);
   void *arg;
+  int64_t base; /* the job's first task index */
   kiln_pool_chunk_ *chunks; /* one per thread: the caller's is chunks[0] */
   unsigned long long state; /* atomic: generation | CLOSED | workers inside */
-  char padding[32];         /* state on a cache line of its own */
+  char padding[64]; /* what follows, on other lines than the polled state */
   int started;              /* atomic: workers that have picked an index */
   int stop;                 /* atomic */
   /* Sleeping, after the polls: workers wait on `wake` for a new job, the
@@ -114,13 +136,58 @@ typedef struct kiln_pool {
   int worker_count;
 } kiln_pool;
 
-/* Runs the tasks of share `c` that nobody has claimed yet. */
-static inline void kiln_pool_run_share_(kiln_pool *pool, int c) {
-  kiln_pool_chunk_ *chunk = &pool->chunks[c];
+/* Runs thread `self`'s share from its low end. */
+static inline void kiln_pool_run_own_(kiln_pool *pool, int self) {
   int64_t i;
-  while ((i = __atomic_fetch_add(&chunk->next, 1, __ATOMIC_RELAXED)) <
-         chunk->end)
-    pool->fn(pool->arg, i);
+  while ((i = kiln_pool_claim_(&pool->chunks[self], 1)) >= 0)
+    pool->fn(pool->arg, pool->base + i);
+}
+
+/* Waits until share `c` is all claimed, taking tasks from its far (high)
+ * end when its owner is away: not started after KILN_POOL_JOIN_POLLS polls
+ * (it has not joined the job; at once if a worker sleeps), or no new claim
+ * for KILN_POOL_STALL_POLLS (descheduled in the middle of its share). The
+ * range is read every 32nd poll: each read pulls the line away from the
+ * owner, whose next claim must fetch it back. */
+static inline void kiln_pool_help_(kiln_pool *pool, int c) {
+  kiln_pool_chunk_ *chunk = &pool->chunks[c];
+  unsigned long long last = ~0ull;
+  int poll = 0, quiet = 0, k;
+  for (;;) {
+    unsigned long long range = __atomic_load_n(&chunk->range, __ATOMIC_RELAXED);
+    unsigned long long low = range & 0xffffffffull;
+    int patience = low == chunk->begin
+                       ? (__atomic_load_n(&pool->sleeping_workers,
+                                          __ATOMIC_RELAXED)
+                              ? 0
+                              : KILN_POOL_JOIN_POLLS)
+                       : KILN_POOL_STALL_POLLS;
+    int64_t i;
+    if (low >= range >> 32)
+      return;
+    if (low != last) {
+      last = low;
+      quiet = 0;
+    }
+    if (quiet >= patience) {
+      if ((i = kiln_pool_claim_(chunk, 0)) >= 0)
+        pool->fn(pool->arg, pool->base + i);
+      continue;
+    }
+    for (k = 0; k < 32; ++k)
+      kiln_pool_relax_(poll);
+    poll = poll < KILN_POOL_SPINS ? poll + 32 : poll; /* then yield */
+    quiet += 32;
+  }
+}
+
+/* Runs thread `self`'s share, then waits for the others' to be claimed,
+ * helping where an owner stalls (the nearest share first). */
+static inline void kiln_pool_run_tasks_(kiln_pool *pool, int self) {
+  int parts = pool->worker_count + 1, k;
+  kiln_pool_run_own_(pool, self);
+  for (k = 1; k < parts; ++k)
+    kiln_pool_help_(pool, (self + k) % parts);
 }
 
 static inline int kiln_pool_has_news_(kiln_pool *pool, unsigned long seen) {
@@ -187,7 +254,7 @@ static inline void *kiln_pool_worker_(void *opaque) {
       return NULL;
     if (!kiln_pool_join_(pool, &seen))
       continue;
-    kiln_pool_run_share_(pool, self);
+    kiln_pool_run_tasks_(pool, self);
     kiln_pool_leave_(pool);
   }
 }
@@ -197,35 +264,11 @@ static inline int kiln_pool_workers_inside_(kiln_pool *pool) {
                KILN_POOL_INSIDE);
 }
 
-/* Whether nobody has claimed a task of share `c` yet. */
-static inline int kiln_pool_share_unstarted_(kiln_pool *pool, int c) {
-  return __atomic_load_n(&pool->chunks[c].next, __ATOMIC_RELAXED) ==
-             pool->chunks[c].begin &&
-         pool->chunks[c].begin < pool->chunks[c].end;
-}
-
-/* Whether some worker's share is still untouched. */
-static inline int kiln_pool_unstarted_(kiln_pool *pool) {
-  int c;
-  for (c = 1; c <= pool->worker_count; ++c)
-    if (kiln_pool_share_unstarted_(pool, c))
-      return 1;
-  return 0;
-}
-
-/* The caller, its own share done: gives the workers a moment to join,
- * closes the job, runs the shares no worker started, and waits for the
+/* The caller, every task claimed: closes the job and waits for the
  * workers inside to finish theirs. */
-static inline void kiln_pool_finish_shares_(kiln_pool *pool) {
-  int poll, c;
-  for (poll = 0; poll < KILN_POOL_JOIN_POLLS && kiln_pool_unstarted_(pool) &&
-                 !__atomic_load_n(&pool->sleeping_workers, __ATOMIC_RELAXED);
-       ++poll)
-    kiln_pool_relax_(poll);
+static inline void kiln_pool_finish_(kiln_pool *pool) {
+  int poll;
   __atomic_fetch_or(&pool->state, KILN_POOL_CLOSED, __ATOMIC_SEQ_CST);
-  for (c = 1; c <= pool->worker_count; ++c)
-    if (kiln_pool_share_unstarted_(pool, c))
-      kiln_pool_run_share_(pool, c);
   for (poll = 0; poll < KILN_POOL_SPINS + KILN_POOL_YIELDS &&
                  kiln_pool_workers_inside_(pool);
        ++poll)
@@ -240,29 +283,17 @@ static inline void kiln_pool_finish_shares_(kiln_pool *pool) {
   }
 }
 
-/* The kiln_parallel.parallel_for of a pool (ctx is the kiln_pool). */
-static inline void kiln_pool_parallel_for(void *ctx, int64_t n,
-                                          void (*fn)(void *arg, int64_t i),
-                                          void *arg) {
-  kiln_pool *pool = (kiln_pool *)ctx;
+/* Runs tasks [base, base + n) as one job (n < 2^32, a share's range). */
+static inline void kiln_pool_run_job_(kiln_pool *pool, int64_t base,
+                                      int64_t n) {
   unsigned long long generation;
-  int64_t i;
-  int c, parts;
-  if (n <= 0)
-    return;
-  if (pool == NULL || pool->worker_count == 0 || n == 1) {
-    for (i = 0; i < n; ++i)
-      fn(arg, i);
-    return;
-  }
-  pthread_mutex_lock(&pool->turn);
-  pool->fn = fn;
-  pool->arg = arg;
-  parts = pool->worker_count + 1;
+  int c, parts = pool->worker_count + 1;
+  pool->base = base;
   for (c = 0; c < parts; ++c) {
-    pool->chunks[c].begin = n * c / parts;
-    pool->chunks[c].end = n * (c + 1) / parts;
-    __atomic_store_n(&pool->chunks[c].next, pool->chunks[c].begin,
+    unsigned long long low = (unsigned long long)(n * c / parts),
+                       high = (unsigned long long)(n * (c + 1) / parts);
+    pool->chunks[c].begin = low;
+    __atomic_store_n(&pool->chunks[c].range, high << 32 | low,
                      __ATOMIC_RELAXED);
   }
   /* Publish: the previous job is closed and empty, so the new state is the
@@ -277,8 +308,29 @@ static inline void kiln_pool_parallel_for(void *ctx, int64_t n,
     pthread_cond_broadcast(&pool->wake);
     pthread_mutex_unlock(&pool->mutex);
   }
-  kiln_pool_run_share_(pool, 0);
-  kiln_pool_finish_shares_(pool);
+  kiln_pool_run_tasks_(pool, 0);
+  kiln_pool_finish_(pool);
+}
+
+/* The kiln_parallel.parallel_for of a pool (ctx is the kiln_pool). */
+static inline void kiln_pool_parallel_for(void *ctx, int64_t n,
+                                          void (*fn)(void *arg, int64_t i),
+                                          void *arg) {
+  const int64_t kMaxJob = (int64_t)1 << 31;
+  kiln_pool *pool = (kiln_pool *)ctx;
+  int64_t i;
+  if (n <= 0)
+    return;
+  if (pool == NULL || pool->worker_count == 0 || n == 1) {
+    for (i = 0; i < n; ++i)
+      fn(arg, i);
+    return;
+  }
+  pthread_mutex_lock(&pool->turn);
+  pool->fn = fn;
+  pool->arg = arg;
+  for (i = 0; i < n; i += kMaxJob)
+    kiln_pool_run_job_(pool, i, n - i < kMaxJob ? n - i : kMaxJob);
   pthread_mutex_unlock(&pool->turn);
 }
 
