@@ -45,7 +45,8 @@ TaskSplit splitUnits(int64_t units, int64_t flopsPerUnit,
     return splitInto(units, 1);
   int64_t byFlops = units * flopsPerUnit / kMinTaskFlops;
   int64_t byUnits = units / std::max<int64_t>(minUnitsPerTask, 1);
-  return splitInto(units, roundTaskCount(std::min({byFlops, byUnits, kMaxTasks})));
+  return splitInto(units,
+                   roundTaskCount(std::min({byFlops, byUnits, kMaxTasks})));
 }
 
 UnitRange taskUnits(EmitterContext &ctx, const TaskSplit &split, int64_t units,

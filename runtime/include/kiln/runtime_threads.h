@@ -12,11 +12,12 @@
  * The thread that calls parallel_for runs tasks too. Each thread runs its
  * own contiguous share of the tasks, then waits for the others' shares,
  * taking tasks from the far end of a share whose owner has not started it
- * or has stopped claiming (descheduled, most likely). One parallel_for runs at a time per pool: concurrent callers (two models
- * sharing a pool) take turns. Workers poll for a while after a job before
- * sleeping, because a model calls parallel_for once per large kernel, in
- * quick succession; joining, leaving and closing a job are atomic
- * operations on one word, so the polling path takes no lock. */
+ * or has stopped claiming (descheduled, most likely). One parallel_for runs
+ * at a time per pool: concurrent callers (two models sharing a pool) take
+ * turns. Workers poll for a while after a job before sleeping, because a
+ * model calls parallel_for once per large kernel, in quick succession;
+ * joining, leaving and closing a job are atomic operations on one word, so
+ * the polling path takes no lock. */
 #ifndef KILN_RUNTIME_THREADS_H
 #define KILN_RUNTIME_THREADS_H
 
@@ -190,9 +191,10 @@ static inline void kiln_pool_run_tasks_(kiln_pool *pool, int self) {
     kiln_pool_help_(pool, (self + k) % parts);
 }
 
+/* Whether a job other than generation `seen`, or stop, has come. */
 static inline int kiln_pool_has_news_(kiln_pool *pool, unsigned long seen) {
-  return KILN_POOL_GENERATION(__atomic_load_n(&pool->state, __ATOMIC_SEQ_CST)) !=
-             seen ||
+  unsigned long long state = __atomic_load_n(&pool->state, __ATOMIC_SEQ_CST);
+  return KILN_POOL_GENERATION(state) != seen ||
          __atomic_load_n(&pool->stop, __ATOMIC_SEQ_CST);
 }
 
