@@ -9,10 +9,6 @@ namespace kiln::analysis {
 
 namespace {
 
-int64_t alignTo(int64_t value, int64_t alignment) {
-  return (value + alignment - 1) / alignment * alignment;
-}
-
 bool overlaps(const ArenaInterval &a, const ArenaInterval &b) {
   return a.start <= b.end && b.start <= a.end;
 }

@@ -140,7 +140,7 @@ int64_t sortScratchOffset(const Instruction &sort, size_t operand) {
     // Saturated, not wrapped: checkArenaFitsInt64 refuses the sum.
     if (!rows || *rows > INT64_MAX / 2 - offset)
       return INT64_MAX;
-    offset += buffers::alignTo(*rows, 64);
+    offset += alignTo(*rows, 64);
   }
   return offset;
 }
@@ -353,7 +353,7 @@ MemoryModel Builder::memoryModel() const {
     const BufferSlice &slice = slices_.at(value);
     if (slice.kind != BufferKind::Arena)
       continue;
-    int64_t bytes = buffers::alignTo(slice.bytes, BufferAssignment::kArenaAlignment);
+    int64_t bytes = alignTo(slice.bytes, BufferAssignment::kArenaAlignment);
     const Instruction *owner = owner_.at(value);
     if (fixedRange_.count(value))
       model.transient[owner] += bytes;
@@ -373,7 +373,7 @@ MemoryModel Builder::memoryModel() const {
   for (const WriteBack &writeBack : writeBacks_) {
     model.liveOut.insert(writeBack.value);
     if (needsStaging(writeBack))
-      model.endBytes += buffers::alignTo(slices_.at(writeBack.value).bytes,
+      model.endBytes += alignTo(slices_.at(writeBack.value).bytes,
                                 BufferAssignment::kArenaAlignment);
   }
   return model;
@@ -470,12 +470,12 @@ std::pair<int64_t, int64_t> Builder::peakLiveBytes(int64_t end) const {
     if (slice.kind != BufferKind::Arena)
       continue;
     auto [first, last] = ranges_.at(value);
-    add(first, last, buffers::alignTo(slice.bytes, BufferAssignment::kArenaAlignment));
+    add(first, last, alignTo(slice.bytes, BufferAssignment::kArenaAlignment));
   }
   for (const WriteBack &writeBack : writeBacks_)
     if (writeBack.staging)
       add(end, end,
-          buffers::alignTo(writeBack.staging->bytes, BufferAssignment::kArenaAlignment));
+          alignTo(writeBack.staging->bytes, BufferAssignment::kArenaAlignment));
   int64_t live = 0, peak = 0, peakPosition = 0;
   for (const auto &[position, change] : delta)
     if ((live += change) > peak)

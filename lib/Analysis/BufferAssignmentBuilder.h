@@ -25,11 +25,6 @@ namespace kiln::analysis::buffers {
 
 using ir::Instruction;
 
-/// `value` rounded up to a multiple of `alignment`.
-inline int64_t alignTo(int64_t value, int64_t alignment) {
-  return (value + alignment - 1) / alignment * alignment;
-}
-
 /// Whether `instruction` defines one array value with bytes of its own (not
 /// a parameter, constant, tuple or tuple element): the values buffer
 /// assignment gives a buffer of their own (ConsumerHosts.cpp).

@@ -10,6 +10,8 @@
 //===----------------------------------------------------------------------===//
 #include "BufferAssignmentBuilder.h"
 
+#include "kiln/Analysis/ArenaPlacement.h"
+
 #include <fmt/format.h>
 #include <set>
 

@@ -15,6 +15,11 @@
 
 namespace kiln::analysis {
 
+/// `value` rounded up to a multiple of `alignment`.
+inline int64_t alignTo(int64_t value, int64_t alignment) {
+  return (value + alignment - 1) / alignment * alignment;
+}
+
 /// A value to place: its bytes and live range [start, end] (inclusive
 /// schedule positions). Earlier intervals win ties between equals.
 struct ArenaInterval {
