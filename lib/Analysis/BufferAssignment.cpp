@@ -7,7 +7,9 @@
 // in schedule positions; values the caller owns (parameters, results) and
 // constants never enter the arena. Arena values are placed by best fit
 // (ArenaPlacement.h) in a few orders, ties breaking on schedule position
-// so the result is deterministic.
+// so the result is deterministic, then moved within that arena so a pool's
+// two threads write their halves of each value on bytes they wrote last
+// (ArenaHalves.cpp).
 //
 // Argument write-backs (writable variables) are root elements that are not
 // results: arena values among them stay live past the last instruction, and
@@ -419,6 +421,7 @@ int64_t Builder::placeArena() {
   }
   ArenaPlacement placement =
       placeIntervals(intervals, BufferAssignment::kArenaAlignment);
+  alignThreadHalves(intervals, placement, BufferAssignment::kArenaAlignment);
   for (size_t i = 0; i < values.size(); ++i)
     slices_[values[i]].offset = placement.offsets[i];
   return placement.arenaBytes;

@@ -42,6 +42,20 @@ struct ArenaPlacement {
 ArenaPlacement placeIntervals(const std::vector<ArenaInterval> &intervals,
                               int64_t alignment);
 
+/// Bytes a pool of two threads writes where the other thread wrote last, in
+/// one run of the schedule that follows another, if every value's first half
+/// is written by one thread and its second half by the other (how split
+/// kernels share their output rows; ArenaHalves.cpp).
+int64_t crossedHalfBytes(const std::vector<ArenaInterval> &intervals,
+                         const std::vector<int64_t> &offsets);
+
+/// Moves values within `placement`'s arena, keeping it valid and its size,
+/// so that fewer bytes cross between two threads' halves (crossedHalfBytes):
+/// on a host whose cores do not share a cache, a thread that writes a line
+/// the other core wrote last waits for it to come across.
+void alignThreadHalves(const std::vector<ArenaInterval> &intervals,
+                       ArenaPlacement &placement, int64_t alignment);
+
 } // namespace kiln::analysis
 
 #endif // KILN_ANALYSIS_ARENAPLACEMENT_H
