@@ -128,8 +128,8 @@ std::vector<int64_t> candidateOffsets(const std::vector<ArenaInterval> &values,
       for (int64_t change : writers.changesWithin(gapStart, lo))
         for (int64_t start :
              {change, change - value.bytes / 2, change - value.bytes})
-          candidates.push_back(std::clamp(
-              start / alignment * alignment, gapStart, last));
+          candidates.push_back(
+              std::clamp(start / alignment * alignment, gapStart, last));
     }
     gapStart = std::max(gapStart, alignTo(hi, alignment));
   }

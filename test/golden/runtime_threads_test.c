@@ -3,7 +3,8 @@
  * returns, for any task and thread count, with pools used back to back and
  * shared by two calling threads; and a worker stuck in its share does not
  * hold the job up: another thread takes the rest of its share from the far
- * end. Built as C99 and C++ and under ThreadSanitizer
+ * end. The pool's job fields and each share start a cache line. Built as
+ * C99 and C++ and under ThreadSanitizer
  * (test/golden/CMakeLists.txt). */
 #include "kiln/runtime_threads.h"
 
@@ -109,6 +110,7 @@ int main(void) {
     kiln_parallel parallel = kiln_pool_parallel(pool);
     EXPECT(pool != NULL);
     EXPECT(kiln_pool_threads(pool) == (threads[t] > 1 ? threads[t] : 1));
+    EXPECT((uintptr_t)pool % 64 == 0 && (uintptr_t)pool->chunks % 64 == 0);
     for (r = 0; r < 50; ++r)
       for (c = 0; c < sizeof(counts) / sizeof(counts[0]); ++c)
         EXPECT(runJob(&parallel, counts[c]) == 0);

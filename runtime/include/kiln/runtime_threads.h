@@ -113,6 +113,10 @@ static inline int64_t kiln_pool_claim_(kiln_pool_chunk_ *chunk, int owner) {
 #define KILN_POOL_INSIDE 0x7fffffffull
 #define KILN_POOL_GENERATION(state) ((state) >> 32)
 
+/* The pool and its shares start on a cache line of their own
+ * (kiln_pool_calloc_line_): the job's fields and its state then come to a
+ * worker as one line, not two (an empty 2-task job: 1.7 us against 1.3 us
+ * when the other core shares no cache). */
 typedef struct kiln_pool {
   /* The current job: written by the caller before it publishes the job's
    * generation in `state`, read by the workers that join it. */
@@ -135,6 +139,7 @@ typedef struct kiln_pool {
   pthread_mutex_t turn; /* one parallel_for at a time */
   pthread_t *workers;
   int worker_count;
+  void *memory, *chunks_memory; /* what was allocated, for free() */
 } kiln_pool;
 
 /* Runs thread `self`'s share from its low end. */
@@ -338,22 +343,33 @@ static inline void kiln_pool_parallel_for(void *ctx, int64_t n,
 
 static inline void kiln_pool_destroy(kiln_pool *pool);
 
+/* `bytes` of zeros starting on a cache line; *memory receives what to
+ * free. (calloc's 16-byte alignment could put `state` on a second line.) */
+static inline void *kiln_pool_calloc_line_(size_t bytes, void **memory) {
+  *memory = calloc(1, bytes + 63);
+  return *memory ? (void *)(((uintptr_t)*memory + 63) & ~(uintptr_t)63)
+                 : NULL;
+}
+
 /* A pool of `threads` threads in all: the caller of parallel_for and
  * threads - 1 workers (none for threads <= 1: tasks then run serially on
  * the caller). NULL when threads or memory cannot be had. */
 static inline kiln_pool *kiln_pool_create(int threads) {
-  kiln_pool *pool = (kiln_pool *)calloc(1, sizeof(kiln_pool));
+  void *memory;
+  kiln_pool *pool =
+      (kiln_pool *)kiln_pool_calloc_line_(sizeof(kiln_pool), &memory);
   int w, workers = threads > 1 ? threads - 1 : 0;
   if (pool == NULL)
     return NULL;
+  pool->memory = memory;
   pthread_mutex_init(&pool->mutex, NULL);
   pthread_mutex_init(&pool->turn, NULL);
   pthread_cond_init(&pool->wake, NULL);
   pthread_cond_init(&pool->done, NULL);
   pool->workers =
       (pthread_t *)calloc(workers > 0 ? (size_t)workers : 1, sizeof(pthread_t));
-  pool->chunks = (kiln_pool_chunk_ *)calloc((size_t)workers + 1,
-                                            sizeof(kiln_pool_chunk_));
+  pool->chunks = (kiln_pool_chunk_ *)kiln_pool_calloc_line_(
+      ((size_t)workers + 1) * sizeof(kiln_pool_chunk_), &pool->chunks_memory);
   if (pool->workers == NULL || pool->chunks == NULL) {
     kiln_pool_destroy(pool);
     return NULL;
@@ -395,12 +411,12 @@ static inline void kiln_pool_destroy(kiln_pool *pool) {
   for (w = 0; w < pool->worker_count; ++w)
     pthread_join(pool->workers[w], NULL);
   free(pool->workers);
-  free(pool->chunks);
+  free(pool->chunks_memory);
   pthread_cond_destroy(&pool->done);
   pthread_cond_destroy(&pool->wake);
   pthread_mutex_destroy(&pool->turn);
   pthread_mutex_destroy(&pool->mutex);
-  free(pool);
+  free(pool->memory);
 }
 
 #ifdef __cplusplus
