@@ -11,8 +11,11 @@
 // Walking the values in schedule order, this file keeps which thread wrote
 // each byte last and moves each value within the gaps the values live with
 // it leave, to where its halves cross least: typically centred on an earlier
-// value's midpoint. The arena keeps its size. The walk runs twice, the second
-// time starting from the bytes the first left, as one run follows another.
+// value's midpoint. Values later in the schedule that hold the best place
+// move aside to theirs (they are walked again in their turn). The arena
+// keeps its size. The walk runs twice, the second time starting from the
+// bytes the first left, as one run follows another. Values under 4 KiB are
+// taken to be written whole by the calling thread.
 //
 //===----------------------------------------------------------------------===//
 #include "kiln/Analysis/ArenaPlacement.h"
@@ -28,6 +31,17 @@ namespace kiln::analysis {
 
 namespace {
 
+/// Values smaller than this are taken to be written whole by the calling
+/// thread: a kernel is split only when each task has ~100k operations to do
+/// (lib/CodeGen/Parallel.cpp), which few kernels with outputs this small
+/// have.
+constexpr int64_t kSmallestSplitValue = 4096;
+
+/// Where the first thread's part of a value at `offset` ends.
+int64_t firstThreadEnd(int64_t offset, int64_t bytes) {
+  return offset + (bytes < kSmallestSplitValue ? bytes : bytes / 2);
+}
+
 /// Who wrote a byte last: neither thread yet, or the one writing first or
 /// second halves.
 enum class Writer : int8_t { Nobody, FirstHalf, SecondHalf };
@@ -39,14 +53,14 @@ public:
 
   /// Bytes of a value at `offset` whose thread did not write them last.
   int64_t crossed(int64_t offset, int64_t bytes) const {
-    int64_t middle = offset + bytes / 2;
+    int64_t middle = firstThreadEnd(offset, bytes);
     return otherThreads(offset, middle, Writer::FirstHalf) +
            otherThreads(middle, offset + bytes, Writer::SecondHalf);
   }
 
-  /// The value at `offset` is written, in halves.
+  /// The value at `offset` is written, in halves unless it is small.
   void write(int64_t offset, int64_t bytes) {
-    int64_t middle = offset + bytes / 2;
+    int64_t middle = firstThreadEnd(offset, bytes);
     assign(offset, middle, Writer::FirstHalf);
     assign(middle, offset + bytes, Writer::SecondHalf);
   }
@@ -102,57 +116,124 @@ std::vector<size_t> inScheduleOrder(const std::vector<ArenaInterval> &values) {
   return order;
 }
 
-/// The aligned offsets where value `moving` fits between the values live
-/// with it, inside the arena, that put its start or middle or end on a
-/// change of writer or against a gap's edge.
-std::vector<int64_t> candidateOffsets(const std::vector<ArenaInterval> &values,
-                                      const ArenaPlacement &placement,
-                                      size_t moving, const Writers &writers,
-                                      int64_t alignment) {
-  const ArenaInterval &value = values[moving];
-  std::vector<std::pair<int64_t, int64_t>> busy;
-  for (size_t other = 0; other < values.size(); ++other)
-    if (other != moving && values[other].bytes > 0 &&
-        values[other].start <= value.end && value.start <= values[other].end)
-      busy.push_back({placement.offsets[other],
-                      placement.offsets[other] + values[other].bytes});
-  busy.push_back({placement.arenaBytes, placement.arenaBytes});
-  std::sort(busy.begin(), busy.end());
-  std::vector<int64_t> candidates;
-  int64_t gapStart = 0;
-  for (auto [lo, hi] : busy) {
-    if (lo - value.bytes >= gapStart) {
-      int64_t last = (lo - value.bytes) / alignment * alignment;
-      candidates.push_back(gapStart);
-      candidates.push_back(last);
-      for (int64_t change : writers.changesWithin(gapStart, lo))
-        for (int64_t start :
-             {change, change - value.bytes / 2, change - value.bytes})
-          candidates.push_back(
-              std::clamp(start / alignment * alignment, gapStart, last));
-    }
-    gapStart = std::max(gapStart, alignTo(hi, alignment));
-  }
-  return candidates;
-}
+/// Moves values, one at a time in schedule order, to where their halves
+/// cross least, in the arena of a valid placement it keeps valid.
+class HalvesMover {
+public:
+  HalvesMover(const std::vector<ArenaInterval> &values,
+              ArenaPlacement &placement, const Writers &writers,
+              int64_t alignment)
+      : values_(values), placement_(placement), writers_(writers),
+        alignment_(alignment), settled_(values.size(), false) {}
 
-/// Moves value `moving` to the candidate offset that crosses fewest bytes,
-/// staying where it is on ties.
-void moveToLeastCrossed(const std::vector<ArenaInterval> &values,
-                        ArenaPlacement &placement, size_t moving,
-                        const Writers &writers, int64_t alignment) {
-  int64_t bytes = values[moving].bytes;
-  int64_t &offset = placement.offsets[moving];
-  int64_t best = writers.crossed(offset, bytes);
-  for (int64_t candidate :
-       candidateOffsets(values, placement, moving, writers, alignment)) {
-    int64_t crossed = writers.crossed(candidate, bytes);
-    if (crossed < best) {
-      best = crossed;
-      offset = candidate;
+  /// Moves value `moving` to the candidate offset that crosses fewest bytes,
+  /// staying where it is on ties. When the best place is taken only by
+  /// values later in the schedule (not yet moved in this walk), those move
+  /// aside to their own best places, if each has one; otherwise `moving`
+  /// takes the best place free now. Then `moving` is settled.
+  void move(size_t moving) {
+    std::vector<int64_t> &offsets = placement_.offsets;
+    auto [freeOffset, freeCrossed] =
+        leastCrossed(moving, offsets[moving], false);
+    auto [settledOffset, settledCrossed] =
+        leastCrossed(moving, offsets[moving], true);
+    if (settledCrossed < freeCrossed) {
+      std::vector<int64_t> before = offsets;
+      offsets[moving] = settledOffset;
+      if (!moveAsideFrom(moving)) {
+        offsets = std::move(before);
+        offsets[moving] = freeOffset;
+      }
+    } else {
+      offsets[moving] = freeOffset;
     }
+    settled_[moving] = true;
   }
-}
+
+private:
+  /// Whether `other` is live at the same time as `value` (not the same).
+  bool liveTogether(size_t value, size_t other) const {
+    return other != value && values_[other].bytes > 0 &&
+           values_[other].start <= values_[value].end &&
+           values_[value].start <= values_[other].end;
+  }
+
+  /// The aligned offsets where value `moving` fits between the values live
+  /// with it (only the settled ones if `settledOnly`), inside the arena,
+  /// that put its start or middle or end on a change of writer or against
+  /// a gap's edge.
+  std::vector<int64_t> candidateOffsets(size_t moving, bool settledOnly) const {
+    int64_t bytes = values_[moving].bytes;
+    std::vector<std::pair<int64_t, int64_t>> busy;
+    for (size_t other = 0; other < values_.size(); ++other)
+      if (liveTogether(moving, other) && (!settledOnly || settled_[other]))
+        busy.push_back({placement_.offsets[other],
+                        placement_.offsets[other] + values_[other].bytes});
+    busy.push_back({placement_.arenaBytes, placement_.arenaBytes});
+    std::sort(busy.begin(), busy.end());
+    std::vector<int64_t> candidates;
+    int64_t gapStart = 0;
+    for (auto [lo, hi] : busy) {
+      if (lo - bytes >= gapStart) {
+        int64_t last = (lo - bytes) / alignment_ * alignment_;
+        candidates.push_back(gapStart);
+        candidates.push_back(last);
+        for (int64_t change : writers_.changesWithin(gapStart, lo))
+          for (int64_t start : {change, change - bytes / 2, change - bytes})
+            candidates.push_back(
+                std::clamp(start / alignment_ * alignment_, gapStart, last));
+      }
+      gapStart = std::max(gapStart, alignTo(hi, alignment_));
+    }
+    return candidates;
+  }
+
+  /// The first of `current` (if it fits) and the candidate offsets that
+  /// crosses fewest bytes, and those bytes.
+  std::pair<int64_t, int64_t> leastCrossed(size_t moving, int64_t current,
+                                           bool settledOnly) const {
+    int64_t bytes = values_[moving].bytes;
+    std::pair<int64_t, int64_t> best = {current, INT64_MAX};
+    if (fitsAt(moving, current))
+      best.second = writers_.crossed(current, bytes);
+    for (int64_t candidate : candidateOffsets(moving, settledOnly))
+      if (int64_t crossed = writers_.crossed(candidate, bytes);
+          crossed < best.second)
+        best = {candidate, crossed};
+    return best;
+  }
+
+  bool fitsAt(size_t moving, int64_t offset) const {
+    int64_t end = offset + values_[moving].bytes;
+    for (size_t other = 0; other < values_.size(); ++other)
+      if (liveTogether(moving, other) && placement_.offsets[other] < end &&
+          offset < placement_.offsets[other] + values_[other].bytes)
+        return false;
+    return true;
+  }
+
+  /// Moves the values `moving` now shares bytes with (all unsettled) to
+  /// their best free places; false if one has none.
+  bool moveAsideFrom(size_t moving) {
+    for (size_t other = 0; other < values_.size(); ++other) {
+      if (!liveTogether(moving, other) ||
+          fitsAt(other, placement_.offsets[other]))
+        continue;
+      auto [offset, crossed] =
+          leastCrossed(other, placement_.offsets[other], false);
+      if (crossed == INT64_MAX)
+        return false;
+      placement_.offsets[other] = offset;
+    }
+    return true;
+  }
+
+  const std::vector<ArenaInterval> &values_;
+  ArenaPlacement &placement_;
+  const Writers &writers_;
+  int64_t alignment_;
+  std::vector<bool> settled_;
+};
 
 } // namespace
 
@@ -170,22 +251,29 @@ int64_t crossedHalfBytes(const std::vector<ArenaInterval> &intervals,
   return crossed;
 }
 
-void alignThreadHalves(const std::vector<ArenaInterval> &intervals,
-                       ArenaPlacement &placement, int64_t alignment) {
+CrossedHalves alignThreadHalves(const std::vector<ArenaInterval> &intervals,
+                                ArenaPlacement &placement, int64_t alignment) {
   ArenaPlacement moved = placement;
   Writers writers;
   std::vector<size_t> order = inScheduleOrder(intervals);
-  for (int run = 0; run < 2; ++run)
+  for (int run = 0; run < 2; ++run) {
+    HalvesMover mover(intervals, moved, writers, alignment);
     for (size_t i : order) {
       if (intervals[i].bytes == 0)
         continue;
-      moveToLeastCrossed(intervals, moved, i, writers, alignment);
+      mover.move(i);
       writers.write(moved.offsets[i], intervals[i].bytes);
     }
+  }
   // A heuristic: keep the given placement if moving did not help.
-  if (crossedHalfBytes(intervals, moved.offsets) <
-      crossedHalfBytes(intervals, placement.offsets))
+  CrossedHalves crossed;
+  crossed.bestFit = crossedHalfBytes(intervals, placement.offsets);
+  crossed.placed = crossedHalfBytes(intervals, moved.offsets);
+  if (crossed.placed < crossed.bestFit)
     placement = std::move(moved);
+  else
+    crossed.placed = crossed.bestFit;
+  return crossed;
 }
 
 } // namespace kiln::analysis

@@ -408,7 +408,7 @@ void Builder::computeLastUses(const std::vector<const Instruction *> &schedule) 
   }
 }
 
-int64_t Builder::placeArena() {
+int64_t Builder::placeArena(Totals &totals) {
   std::vector<ValueRef> values;
   std::vector<ArenaInterval> intervals;
   for (ValueRef value : arenaOrder_) {
@@ -421,7 +421,8 @@ int64_t Builder::placeArena() {
   }
   ArenaPlacement placement =
       placeIntervals(intervals, BufferAssignment::kArenaAlignment);
-  alignThreadHalves(intervals, placement, BufferAssignment::kArenaAlignment);
+  totals.crossedHalves = alignThreadHalves(intervals, placement,
+                                          BufferAssignment::kArenaAlignment);
   for (size_t i = 0; i < values.size(); ++i)
     slices_[values[i]].offset = placement.offsets[i];
   return placement.arenaBytes;
@@ -528,7 +529,7 @@ Error Builder::run(std::vector<const Instruction *> &schedule,
   keepWriteBacksLive(end);
   if (role_ == Role::Callee)
     keepRootLive(end);
-  totals.arenaBytes = placeStaging(placeArena());
+  totals.arenaBytes = placeStaging(placeArena(totals));
   aliasConsumerHosts();
   for (CalleeBlock &block : calleeBlocks_) {
     auto slice = slices_.find({block.caller, kCalleeBlockIndex});

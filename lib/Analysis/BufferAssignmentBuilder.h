@@ -151,7 +151,7 @@ private:
   bool needsStaging(const WriteBack &writeBack) const;
   int64_t placeStaging(int64_t arenaBytes);
   Error classifyFusion(const Instruction *fusion);
-  int64_t placeArena();
+  int64_t placeArena(Totals &totals);
   std::pair<int64_t, int64_t> peakLiveBytes(int64_t end) const;
   void aliasFusionRoots();
   Error classifyCallees(const Instruction *caller);

@@ -174,6 +174,11 @@ ReportSection memoryReportSection(const BufferAssignment &buffers) {
       "schedule: {} ({} instructions)\n",
       arena, BufferAssignment::kArenaAlignment, peak, ratioText(arena, peak),
       strategy, buffers.schedule().size());
+  const analysis::CrossedHalves &crossed = buffers.crossedHalves();
+  section.text += fmt::format(
+      "two threads' halves: {} bytes per run written where the other thread "
+      "wrote last ({} as best fit placed them)\n",
+      crossed.placed, crossed.bestFit);
   section.text +=
       fmt::format("\npeak at position {}, {}: {} buffers live\n", peakPosition,
                   positionName(buffers, peakPosition), atPeak.size());
@@ -185,6 +190,8 @@ ReportSection memoryReportSection(const BufferAssignment &buffers) {
   json["arena_bytes"] = arena;
   json["alignment"] = BufferAssignment::kArenaAlignment;
   json["peak_live_bytes"] = peak;
+  json["crossed_half_bytes"] = {{"placed", crossed.placed},
+                                {"best_fit", crossed.bestFit}};
   json["schedule"] = strategy;
   json["instructions"] = buffers.schedule().size();
   json["peak"]["position"] = peakPosition;

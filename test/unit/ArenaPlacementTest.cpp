@@ -106,22 +106,35 @@ TEST_CASE("random live ranges get valid placements, never below the peak",
   }
 }
 
-// A value of 16 units at 0 whose bytes a 4-unit value reuses. Threads write
-// halves: A's first thread [0, 8), its second [8, 16). B at 0 would put its
-// second half, [2, 4), on bytes A's first thread wrote, and the next run's A
-// its first half back on B's: 2 + 2 units cross. Centred on A's middle, at
-// 6, B's halves land on their own threads' bytes.
+// A value of 16 KiB at 0 whose bytes a 4 KiB value reuses. Threads write
+// halves: A's first thread [0, 8), its second [8, 16) KiB. B at 0 would put
+// its second half, [2, 4), on bytes A's first thread wrote, and the next
+// run's A its first half back on B's: 2 + 2 KiB cross. Centred on A's
+// middle, at 6 KiB, B's halves land on their own threads' bytes.
 TEST_CASE("a value reusing bytes moves onto its threads' halves",
           "[placement]") {
-  std::vector<ArenaInterval> intervals = {{16 * kUnit, 0, 1},
-                                          {4 * kUnit, 2, 3}};
-  ArenaPlacement placement{{0, 0}, 16 * kUnit};
-  CHECK(crossedHalfBytes(intervals, placement.offsets) == 4 * kUnit);
-  alignThreadHalves(intervals, placement, kUnit);
+  constexpr int64_t kKiB = 1024;
+  std::vector<ArenaInterval> intervals = {{16 * kKiB, 0, 1}, {4 * kKiB, 2, 3}};
+  ArenaPlacement placement{{0, 0}, 16 * kKiB};
+  CHECK(crossedHalfBytes(intervals, placement.offsets) == 4 * kKiB);
+  CrossedHalves crossed = alignThreadHalves(intervals, placement, kUnit);
   checkValid(intervals, placement);
-  CHECK(placement.arenaBytes == 16 * kUnit);
-  CHECK(placement.offsets == std::vector<int64_t>{0, 6 * kUnit});
+  CHECK(placement.arenaBytes == 16 * kKiB);
+  CHECK(placement.offsets == std::vector<int64_t>{0, 6 * kKiB});
+  CHECK(crossed.bestFit == 4 * kKiB);
+  CHECK(crossed.placed == 0);
   CHECK(crossedHalfBytes(intervals, placement.offsets) == 0);
+}
+
+// Values under 4 KiB are taken to be written whole by the calling thread:
+// a 1 KiB value over A's second half is written where the other thread
+// wrote, and the next run's A writes it back (1 + 1 KiB); over A's first
+// half nothing crosses.
+TEST_CASE("a small value is written by one thread", "[placement]") {
+  constexpr int64_t kKiB = 1024;
+  std::vector<ArenaInterval> intervals = {{16 * kKiB, 0, 1}, {1 * kKiB, 2, 3}};
+  CHECK(crossedHalfBytes(intervals, {0, 12 * kKiB}) == 2 * kKiB);
+  CHECK(crossedHalfBytes(intervals, {0, 2 * kKiB}) == 0);
 }
 
 TEST_CASE("moving values onto their threads' halves keeps placements valid",
@@ -134,22 +147,24 @@ TEST_CASE("moving values onto their threads' halves keeps placements valid",
     for (int i = 0; i < count; ++i) {
       int64_t start = int64_t(random() % 30);
       int64_t length = int64_t(random() % 8);
-      int64_t bytes = int64_t(random() % 1000) * kUnit / 8;
+      int64_t bytes = int64_t(random() % 1000) * kUnit;
       intervals.push_back({bytes, start, start + length});
     }
     ArenaPlacement placement = placeIntervals(intervals, kUnit);
     ArenaPlacement moved = placement;
-    alignThreadHalves(intervals, moved, kUnit);
+    CrossedHalves crossed = alignThreadHalves(intervals, moved, kUnit);
     checkValid(intervals, moved);
     CHECK(moved.arenaBytes == placement.arenaBytes);
     int64_t before = crossedHalfBytes(intervals, placement.offsets);
     int64_t after = crossedHalfBytes(intervals, moved.offsets);
+    CHECK(crossed.bestFit == before);
+    CHECK(crossed.placed == after);
     CHECK(after <= before);
     crossedBefore += before;
     crossedAfter += after;
   }
-  // Over all rounds, moving more than halves the crossed bytes (5.0 MB to
-  // 2.0 MB when written); a no-op would leave them equal.
+  // Over all rounds, moving more than halves the crossed bytes; a no-op
+  // would leave them equal.
   INFO("crossed before " << crossedBefore << ", after " << crossedAfter);
   CHECK(crossedAfter < crossedBefore / 2);
 }

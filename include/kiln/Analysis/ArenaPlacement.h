@@ -49,12 +49,17 @@ ArenaPlacement placeIntervals(const std::vector<ArenaInterval> &intervals,
 int64_t crossedHalfBytes(const std::vector<ArenaInterval> &intervals,
                          const std::vector<int64_t> &offsets);
 
+/// crossedHalfBytes before and after alignThreadHalves.
+struct CrossedHalves {
+  int64_t bestFit = 0, placed = 0;
+};
+
 /// Moves values within `placement`'s arena, keeping it valid and its size,
 /// so that fewer bytes cross between two threads' halves (crossedHalfBytes):
 /// on a host whose cores do not share a cache, a thread that writes a line
 /// the other core wrote last waits for it to come across.
-void alignThreadHalves(const std::vector<ArenaInterval> &intervals,
-                       ArenaPlacement &placement, int64_t alignment);
+CrossedHalves alignThreadHalves(const std::vector<ArenaInterval> &intervals,
+                                ArenaPlacement &placement, int64_t alignment);
 
 } // namespace kiln::analysis
 

@@ -17,6 +17,7 @@
 #ifndef KILN_ANALYSIS_BUFFERASSIGNMENT_H
 #define KILN_ANALYSIS_BUFFERASSIGNMENT_H
 
+#include "kiln/Analysis/ArenaPlacement.h"
 #include "kiln/Analysis/Liveness.h"
 #include "kiln/Analysis/Schedule.h"
 #include "kiln/IR/Module.h"
@@ -114,6 +115,10 @@ struct Totals {
   int64_t peakPosition = 0;
   /// The scheduler's candidate that won.
   ScheduleStrategy strategy = ScheduleStrategy::Stored;
+  /// Arena bytes a pool's two threads write per run where the other thread
+  /// wrote last, as best fit placed the values and after ArenaHalves.cpp
+  /// moved them (this computation's values; its callees' are their own).
+  CrossedHalves crossedHalves;
 };
 
 class BufferAssignment {
@@ -164,6 +169,7 @@ public:
   int64_t arenaBytes() const { return totals_.arenaBytes; }
   /// The arena's lower bound for this schedule (Totals::peakLiveBytes).
   int64_t peakLiveBytes() const { return totals_.peakLiveBytes; }
+  const CrossedHalves &crossedHalves() const { return totals_.crossedHalves; }
   int64_t peakPosition() const { return totals_.peakPosition; }
   ScheduleStrategy scheduleStrategy() const { return totals_.strategy; }
   /// Arena values (not staging), by live range start, then as printed.
