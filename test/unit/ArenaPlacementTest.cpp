@@ -49,6 +49,21 @@ void checkValid(const std::vector<ArenaInterval> &intervals,
   }
 }
 
+/// Up to 40 values live at random over 30 positions, of `minBytes` +
+/// `step` x 0..999 bytes each.
+std::vector<ArenaInterval> randomIntervals(std::mt19937 &random,
+                                           int64_t minBytes, int64_t step) {
+  std::vector<ArenaInterval> intervals;
+  int count = 1 + int(random() % 40);
+  for (int i = 0; i < count; ++i) {
+    int64_t start = int64_t(random() % 30);
+    int64_t length = int64_t(random() % 8);
+    int64_t bytes = minBytes + int64_t(random() % 1000) * step;
+    intervals.push_back({bytes, start, start + length});
+  }
+  return intervals;
+}
+
 } // namespace
 
 // The activations around blazeface-front's first concatenation, in units of
@@ -90,14 +105,7 @@ TEST_CASE("random live ranges get valid placements, never below the peak",
           "[placement]") {
   std::mt19937 random(12); // fixed: the test is the same every run
   for (int round = 0; round < 200; ++round) {
-    std::vector<ArenaInterval> intervals;
-    int count = 1 + int(random() % 40);
-    for (int i = 0; i < count; ++i) {
-      int64_t start = int64_t(random() % 30);
-      int64_t length = int64_t(random() % 8);
-      int64_t bytes = 1 + int64_t(random() % 1000);
-      intervals.push_back({bytes, start, start + length});
-    }
+    std::vector<ArenaInterval> intervals = randomIntervals(random, 1, 1);
     ArenaPlacement placement = placeIntervals(intervals, kUnit);
     checkValid(intervals, placement);
     CHECK(placement.arenaBytes >= peak(intervals));
@@ -142,14 +150,7 @@ TEST_CASE("moving values onto their threads' halves keeps placements valid",
   std::mt19937 random(7); // fixed: the test is the same every run
   int64_t crossedBefore = 0, crossedAfter = 0;
   for (int round = 0; round < 200; ++round) {
-    std::vector<ArenaInterval> intervals;
-    int count = 1 + int(random() % 40);
-    for (int i = 0; i < count; ++i) {
-      int64_t start = int64_t(random() % 30);
-      int64_t length = int64_t(random() % 8);
-      int64_t bytes = int64_t(random() % 1000) * kUnit;
-      intervals.push_back({bytes, start, start + length});
-    }
+    std::vector<ArenaInterval> intervals = randomIntervals(random, 0, kUnit);
     ArenaPlacement placement = placeIntervals(intervals, kUnit);
     ArenaPlacement moved = placement;
     CrossedHalves crossed = alignThreadHalves(intervals, moved, kUnit);
