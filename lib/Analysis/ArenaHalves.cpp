@@ -188,8 +188,8 @@ private:
     return candidates;
   }
 
-  /// The first of `current` (if it fits) and the candidate offsets that
-  /// crosses fewest bytes, and those bytes.
+  /// Of `current` (if it fits) and the candidate offsets, the first that
+  /// crosses fewest bytes, and those bytes (INT64_MAX: nowhere fits).
   std::pair<int64_t, int64_t> leastCrossed(size_t moving, int64_t current,
                                            bool settledOnly) const {
     int64_t bytes = values_[moving].bytes;
