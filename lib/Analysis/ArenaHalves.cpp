@@ -25,6 +25,7 @@
 #include <iterator>
 #include <map>
 #include <numeric>
+#include <utility>
 #include <vector>
 
 namespace kiln::analysis {
@@ -151,11 +152,10 @@ public:
   }
 
 private:
-  /// Whether `other` is live at the same time as `value` (not the same).
+  /// Whether `other` (not `value` itself) takes bytes while `value` is live.
   bool liveTogether(size_t value, size_t other) const {
     return other != value && values_[other].bytes > 0 &&
-           values_[other].start <= values_[value].end &&
-           values_[value].start <= values_[other].end;
+           analysis::liveTogether(values_[value], values_[other]);
   }
 
   /// The aligned offsets where value `moving` fits between the values live
@@ -169,21 +169,18 @@ private:
       if (liveTogether(moving, other) && (!settledOnly || settled_[other]))
         busy.push_back({placement_.offsets[other],
                         placement_.offsets[other] + values_[other].bytes});
-    busy.push_back({placement_.arenaBytes, placement_.arenaBytes});
-    std::sort(busy.begin(), busy.end());
     std::vector<int64_t> candidates;
-    int64_t gapStart = 0;
-    for (auto [lo, hi] : busy) {
-      if (lo - bytes >= gapStart) {
-        int64_t last = (lo - bytes) / alignment_ * alignment_;
-        candidates.push_back(gapStart);
-        candidates.push_back(last);
-        for (int64_t change : writers_.changesWithin(gapStart, lo))
-          for (int64_t start : {change, change - bytes / 2, change - bytes})
-            candidates.push_back(
-                std::clamp(start / alignment_ * alignment_, gapStart, last));
-      }
-      gapStart = std::max(gapStart, alignTo(hi, alignment_));
+    for (ArenaGap gap :
+         freeGaps(std::move(busy), placement_.arenaBytes, alignment_)) {
+      if (gap.end - bytes < gap.start)
+        continue;
+      int64_t last = (gap.end - bytes) / alignment_ * alignment_;
+      candidates.push_back(gap.start);
+      candidates.push_back(last);
+      for (int64_t change : writers_.changesWithin(gap.start, gap.end))
+        for (int64_t start : {change, change - bytes / 2, change - bytes})
+          candidates.push_back(
+              std::clamp(start / alignment_ * alignment_, gap.start, last));
     }
     return candidates;
   }

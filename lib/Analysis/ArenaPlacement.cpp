@@ -4,14 +4,26 @@
 #include <algorithm>
 #include <cstdint>
 #include <numeric>
+#include <utility>
 
 namespace kiln::analysis {
 
-namespace {
-
-bool overlaps(const ArenaInterval &a, const ArenaInterval &b) {
-  return a.start <= b.end && b.start <= a.end;
+std::vector<ArenaGap> freeGaps(std::vector<std::pair<int64_t, int64_t>> busy,
+                               int64_t limit, int64_t alignment) {
+  std::sort(busy.begin(), busy.end());
+  std::vector<ArenaGap> gaps;
+  int64_t cursor = 0;
+  for (auto [lo, hi] : busy) {
+    if (lo >= cursor)
+      gaps.push_back({cursor, lo});
+    cursor = std::max(cursor, alignTo(hi, alignment));
+  }
+  if (limit >= cursor)
+    gaps.push_back({cursor, limit});
+  return gaps;
 }
+
+namespace {
 
 /// Best fit in the given order: each interval goes to the smallest aligned
 /// gap between the placed intervals it overlaps, or above them all.
@@ -21,25 +33,25 @@ ArenaPlacement placeInOrder(const std::vector<ArenaInterval> &intervals,
   ArenaPlacement placement;
   placement.offsets.assign(intervals.size(), 0);
   std::vector<size_t> placed;
-  std::vector<std::pair<int64_t, int64_t>> busy;
   for (size_t i : order) {
     const ArenaInterval &interval = intervals[i];
-    busy.clear();
+    std::vector<std::pair<int64_t, int64_t>> busy;
     for (size_t other : placed)
-      if (overlaps(intervals[other], interval))
+      if (liveTogether(intervals[other], interval))
         busy.push_back({placement.offsets[other],
                         placement.offsets[other] + intervals[other].bytes});
-    std::sort(busy.begin(), busy.end());
-    int64_t bestOffset = -1, bestGap = INT64_MAX, cursor = 0;
-    for (auto [lo, hi] : busy) {
-      if (lo - cursor >= interval.bytes && lo - cursor < bestGap) {
-        bestGap = lo - cursor;
-        bestOffset = cursor;
+    // The smallest gap between them that holds the interval, else the open
+    // one above them all (always the last).
+    std::vector<ArenaGap> gaps =
+        freeGaps(std::move(busy), INT64_MAX, alignment);
+    int64_t bestOffset = gaps.back().start, bestGap = INT64_MAX;
+    for (size_t g = 0; g + 1 < gaps.size(); ++g) {
+      int64_t size = gaps[g].end - gaps[g].start;
+      if (size >= interval.bytes && size < bestGap) {
+        bestGap = size;
+        bestOffset = gaps[g].start;
       }
-      cursor = std::max(cursor, alignTo(hi, alignment));
     }
-    if (bestOffset < 0)
-      bestOffset = cursor;
     placement.offsets[i] = bestOffset;
     placed.push_back(i);
     placement.arenaBytes = std::max(

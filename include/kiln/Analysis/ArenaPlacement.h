@@ -11,6 +11,7 @@
 #define KILN_ANALYSIS_ARENAPLACEMENT_H
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 namespace kiln::analysis {
@@ -25,6 +26,24 @@ inline int64_t alignTo(int64_t value, int64_t alignment) {
 struct ArenaInterval {
   int64_t bytes = 0, start = 0, end = 0;
 };
+
+/// Whether two values are live at a common schedule position, so they may
+/// not share bytes.
+inline bool liveTogether(const ArenaInterval &a, const ArenaInterval &b) {
+  return a.start <= b.end && b.start <= a.end;
+}
+
+/// Free bytes [start, end) between busy ones.
+struct ArenaGap {
+  int64_t start = 0, end = 0;
+};
+
+/// The gaps between the `busy` byte ranges [lo, hi) (in any order, possibly
+/// overlapping), lowest first: each starts where the ranges below it end,
+/// rounded up to `alignment`, and ends where the next range starts; the last
+/// ends at `limit`. Places the ranges leave no room at are left out.
+std::vector<ArenaGap> freeGaps(std::vector<std::pair<int64_t, int64_t>> busy,
+                               int64_t limit, int64_t alignment);
 
 /// Every interval's offset (a multiple of the alignment) and the arena size
 /// (a multiple of the alignment).
