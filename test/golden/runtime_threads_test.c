@@ -3,9 +3,17 @@
  * returns, for any task and thread count, with pools used back to back and
  * shared by two calling threads; and a worker stuck in its share does not
  * hold the job up: another thread takes the rest of its share from the far
- * end. The pool's job fields and each share start a cache line. Built as
- * C99 and C++ and under ThreadSanitizer
- * (test/golden/CMakeLists.txt). */
+ * end. The pool's job fields and each share start a cache line. Shares
+ * follow the threads' measured speeds, on a virtual clock: a thread's clock
+ * moves only by what its tasks say they cost, so what the pool learns does
+ * not depend on how this machine schedules the test. Built as C99 and C++
+ * and under ThreadSanitizer (test/golden/CMakeLists.txt). */
+#include <pthread.h>
+
+static __thread long long virtualNs; /* this thread's virtual clock */
+static long long virtualNow(void) { return virtualNs; }
+#define KILN_POOL_NOW_NS() virtualNow()
+
 #include "kiln/runtime_threads.h"
 
 #include <stdio.h>
@@ -100,6 +108,80 @@ static int stuckWorkersAreHelped(int threads) {
   return 0;
 }
 
+/* Tasks that cost `callerNs` of virtual time on the thread calling
+ * parallel_for and `workerNs` on any other. Each also spins for 5 us of
+ * real time, so that every thread, even one more than the cores, runs some
+ * of its own share in most jobs: a thread that runs none is not measured. */
+typedef struct Costs {
+  pthread_t caller;
+  long long callerNs, workerNs;
+} Costs;
+
+static void costlyTask(void *opaque, int64_t i) {
+  const Costs *costs = (const Costs *)opaque;
+  double start = seconds();
+  (void)i;
+  while (seconds() - start < 5e-6)
+    ;
+  virtualNs += pthread_equal(pthread_self(), costs->caller) ? costs->callerNs
+                                                            : costs->workerNs;
+}
+
+static void runCostly(kiln_pool *pool, int jobs, int64_t n,
+                      long long callerNs, long long workerNs) {
+  Costs costs;
+  int j;
+  costs.caller = pthread_self();
+  costs.callerNs = callerNs;
+  costs.workerNs = workerNs;
+  for (j = 0; j < jobs; ++j)
+    kiln_pool_parallel_for(pool, n, costlyTask, &costs);
+}
+
+/* Runs jobs of n tasks at the given costs until the workers' shares begin
+ * at `begins` (one per worker), checked every 50 jobs; 0 when they do
+ * within 4,000 jobs. (A thread that runs none of its own share in a job is
+ * not measured in it, and with more threads than cores, or beside other
+ * tests, one may miss many jobs in a row: the bound is generous.) */
+static int sharesReach(kiln_pool *pool, int64_t n, long long callerNs,
+                       long long workerNs, const int *begins) {
+  int j, w;
+  for (j = 0; j < 4000; j += 50) {
+    int reached = 1;
+    runCostly(pool, 50, n, callerNs, workerNs);
+    for (w = 0; w < pool->worker_count; ++w)
+      reached &= (int)pool->chunks[w + 1].begin == begins[w];
+    if (reached)
+      return 0;
+  }
+  return 1;
+}
+
+static int sharesFollowSpeeds(void) {
+  const int half[] = {32}, quarter[] = {48}, least[] = {57}, thirds[] = {30, 45};
+  kiln_pool *pool = kiln_pool_create(2);
+  EXPECT(pool != NULL);
+  /* Equal speeds: halves. */
+  EXPECT(sharesReach(pool, 64, 1000, 1000, half) == 0);
+  /* A worker three times slower gets a quarter: then both take as long. */
+  EXPECT(sharesReach(pool, 64, 1000, 3000, quarter) == 0);
+  /* A worker a thousand times slower keeps the least share (a speed of
+   * KILN_POOL_LEAST_SPEED against the caller's ~2: 7 of 64 tasks)... */
+  EXPECT(sharesReach(pool, 64, 1000, 1000000, least) == 0);
+  /* ...so that it is measured, and wins its half back once it recovers. */
+  EXPECT(sharesReach(pool, 64, 1000, 1000, half) == 0);
+  /* Jobs shorter than KILN_POOL_LEARN_NS in all teach nothing. */
+  runCostly(pool, 500, 64, 100, 300);
+  EXPECT(pool->chunks[1].begin == 32);
+  kiln_pool_destroy(pool);
+  /* Three threads, workers at half the caller's speed: 30, 15 and 15. */
+  pool = kiln_pool_create(3);
+  EXPECT(pool != NULL);
+  EXPECT(sharesReach(pool, 60, 1000, 2000, thirds) == 0);
+  kiln_pool_destroy(pool);
+  return 0;
+}
+
 int main(void) {
   int threads[] = {0, 1, 2, 3, 7};
   int64_t counts[] = {0, 1, 2, 5, 64, 999};
@@ -131,6 +213,7 @@ int main(void) {
   }
   EXPECT(stuckWorkersAreHelped(2) == 0);
   EXPECT(stuckWorkersAreHelped(3) == 0);
+  EXPECT(sharesFollowSpeeds() == 0);
   kiln_pool_destroy(NULL);
   printf("runtime threads ok\n");
   return 0;

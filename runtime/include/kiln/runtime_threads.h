@@ -12,7 +12,10 @@
  * The thread that calls parallel_for runs tasks too. Each thread runs its
  * own contiguous share of the tasks, then waits for the others' shares,
  * taking tasks from the far end of a share whose owner has not started it
- * or has stopped claiming (descheduled, most likely). One parallel_for runs
+ * or has stopped claiming (descheduled, most likely). Shares are sized by
+ * each thread's speed, measured on the jobs before: a thread on a core the
+ * host runs slower gets fewer tasks, and still the same rows from kernel
+ * to kernel. One parallel_for runs
  * at a time per pool: concurrent callers (two models sharing a pool) take
  * turns. Workers poll for a while after a job before sleeping, because a
  * model calls parallel_for once per large kernel, in quick succession;
@@ -26,6 +29,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdlib.h>
+#include <time.h>
 
 #if !defined(__GNUC__) && !defined(__clang__)
 #error "kiln/runtime_threads.h needs GCC or Clang __atomic builtins"
@@ -59,6 +63,39 @@ extern "C" {
 #define KILN_POOL_STALL_POLLS 8192
 #endif
 
+/* How much of the threads' measured speed comes from the latest job: a job
+ * that kept the threads busy for b nanoseconds in all has the weight
+ * b / (b + KILN_POOL_SPEED_NS), so about a millisecond of work replaces
+ * half of what was known. A job shorter than KILN_POOL_LEARN_NS teaches
+ * nothing: in a job of a few microseconds a worker's cost of joining, and
+ * of fetching its first rows from the other core, outweighs its speed
+ * (BlazeFace's small kernels made a worker look 15-25% slower than the
+ * caller, whose speed it matched in the large ones). */
+#ifndef KILN_POOL_SPEED_NS
+#define KILN_POOL_SPEED_NS 1000000.0
+#endif
+#ifndef KILN_POOL_LEARN_NS
+#define KILN_POOL_LEARN_NS 50000.0
+#endif
+
+/* A monotonic clock in nanoseconds, which each thread reads around its own
+ * share (two ~30 ns reads a job). It needs POSIX's CLOCK_MONOTONIC
+ * (_POSIX_C_SOURCE >= 199309L, or GNU C, the compilers' default); in
+ * strict ISO C it reads 0, nothing is measured, and shares stay equal.
+ * KILN_POOL_NOW_NS() replaces it (the tests give threads virtual time). */
+#ifndef KILN_POOL_NOW_NS
+#ifdef CLOCK_MONOTONIC
+static inline long long kiln_pool_now_ns_(void) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  return (long long)now.tv_sec * 1000000000ll + (long long)now.tv_nsec;
+}
+#define KILN_POOL_NOW_NS() kiln_pool_now_ns_()
+#else
+#define KILN_POOL_NOW_NS() 0ll
+#endif
+#endif
+
 static inline void kiln_pool_relax_(int poll) {
   if (poll >= KILN_POOL_SPINS) {
     sched_yield();
@@ -85,7 +122,14 @@ static inline void kiln_pool_relax_(int poll) {
 typedef struct kiln_pool_chunk_ {
   unsigned long long range; /* atomic: high << 32 | low, the tasks left */
   unsigned long long begin; /* the share's first task */
-  char padding[48];
+  /* What the owner ran of its own share in the latest job, and in how
+   * long; written by the owner before it leaves the job, read by the caller
+   * once every worker has left (0 tasks: it did not join in time). */
+  long long own_tasks, own_ns;
+  /* The owner's speed relative to the others' (kiln_pool_learn_speeds_);
+   * shares are proportional to it. The caller's alone. */
+  double speed;
+  char padding[24];
 } kiln_pool_chunk_;
 
 /* Claims the lowest task left in `chunk` (its owner) or the highest (a
@@ -107,10 +151,13 @@ static inline int64_t kiln_pool_claim_(kiln_pool_chunk_ *chunk, int owner) {
  * single atomic operations and the hot path takes no mutex (a worker that
  * blocked on a mutex the caller held slept in the kernel and woke long
  * after its tasks had been taken): the job's generation in the high 32
- * bits, KILN_POOL_CLOSED once the caller has claimed every task, and in
- * the low bits the workers inside the job. */
+ * bits, KILN_POOL_CLOSED once the caller has claimed every task, the
+ * workers that joined the job in bits 16-30 and those still inside it in
+ * the low 16. */
 #define KILN_POOL_CLOSED 0x80000000ull
-#define KILN_POOL_INSIDE 0x7fffffffull
+#define KILN_POOL_JOIN 0x10001ull /* one more joined, one more inside */
+#define KILN_POOL_INSIDE 0xffffull
+#define KILN_POOL_JOINED(state) (((state) >> 16) & 0x7fffull)
 #define KILN_POOL_GENERATION(state) ((state) >> 32)
 
 /* The pool and its shares start on a cache line of their own
@@ -142,19 +189,41 @@ typedef struct kiln_pool {
   void *memory, *chunks_memory; /* what was allocated, for free() */
 } kiln_pool;
 
-/* Runs thread `self`'s share from its low end. */
+/* Runs thread `self`'s share from its low end, timing it. */
 static inline void kiln_pool_run_own_(kiln_pool *pool, int self) {
+  kiln_pool_chunk_ *chunk = &pool->chunks[self];
+  long long start = KILN_POOL_NOW_NS(), tasks = 0;
   int64_t i;
-  while ((i = kiln_pool_claim_(&pool->chunks[self], 1)) >= 0)
+  while ((i = kiln_pool_claim_(chunk, 1)) >= 0) {
     pool->fn(pool->arg, pool->base + i);
+    ++tasks;
+  }
+  chunk->own_ns = KILN_POOL_NOW_NS() - start;
+  chunk->own_tasks = tasks;
 }
+
+/* Whether every task of the job is claimed, as the job's state says: a
+ * worker leaves a job only once it has seen every share all claimed, and
+ * the caller closes it only then. */
+static inline int kiln_pool_all_claimed_(kiln_pool *pool) {
+  unsigned long long state = __atomic_load_n(&pool->state, __ATOMIC_ACQUIRE);
+  return (state & KILN_POOL_CLOSED) ||
+         KILN_POOL_JOINED(state) > (state & KILN_POOL_INSIDE);
+}
+
+/* Polls of the job's state between two reads of a share's range: each
+ * read pulls the share's line away from its owner, whose next claim must
+ * fetch it back from the other core, while the state changes only when a
+ * thread joins, leaves or closes the job. */
+#define KILN_POOL_RANGE_POLLS 256
 
 /* Waits until share `c` is all claimed, taking tasks from its far (high)
  * end when its owner is away: not started after KILN_POOL_JOIN_POLLS polls
  * (it has not joined the job; at once if a worker sleeps), or no new claim
- * for KILN_POOL_STALL_POLLS (descheduled in the middle of its share). The
- * range is read every 32nd poll: each read pulls the line away from the
- * owner, whose next claim must fetch it back. */
+ * for KILN_POOL_STALL_POLLS (descheduled in the middle of its share). In
+ * between it polls the job's state, which says when every share is
+ * claimed (kiln_pool_all_claimed_), and reads the range only every
+ * KILN_POOL_RANGE_POLLS polls. */
 static inline void kiln_pool_help_(kiln_pool *pool, int c) {
   kiln_pool_chunk_ *chunk = &pool->chunks[c];
   unsigned long long last = ~0ull;
@@ -180,10 +249,14 @@ static inline void kiln_pool_help_(kiln_pool *pool, int c) {
         pool->fn(pool->arg, pool->base + i);
       continue;
     }
-    for (k = 0; k < 32; ++k)
+    for (k = 0; k < KILN_POOL_RANGE_POLLS; ++k) {
+      if (kiln_pool_all_claimed_(pool))
+        return;
       kiln_pool_relax_(poll);
-    poll = poll < KILN_POOL_SPINS ? poll + 32 : poll; /* then yield */
-    quiet += 32;
+    }
+    poll = poll < KILN_POOL_SPINS ? poll + KILN_POOL_RANGE_POLLS
+                                  : poll; /* then yield */
+    quiet += KILN_POOL_RANGE_POLLS;
   }
 }
 
@@ -233,7 +306,8 @@ static inline int kiln_pool_join_(kiln_pool *pool, unsigned long *generation) {
     *generation = (unsigned long)KILN_POOL_GENERATION(state);
     if (state & KILN_POOL_CLOSED)
       return 0;
-  } while (!__atomic_compare_exchange_n(&pool->state, &state, state + 1, 1,
+  } while (!__atomic_compare_exchange_n(&pool->state, &state,
+                                        state + KILN_POOL_JOIN, 1,
                                         __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE));
   return 1;
 }
@@ -290,19 +364,79 @@ static inline void kiln_pool_finish_(kiln_pool *pool) {
   }
 }
 
+/* The least speed a thread is given, against 1 for a thread as fast as
+ * the average: a thread slowed for a while keeps a share, so it is still
+ * measured and wins its tasks back when it recovers. */
+#define KILN_POOL_LEAST_SPEED 0.25
+
+/* Moves each thread's speed toward what the job just finished measured:
+ * tasks per nanosecond of its own share, against the others', weighted by
+ * how long the job kept them busy (KILN_POOL_SPEED_NS, KILN_POOL_LEARN_NS).
+ * Threads that ran nothing of their own keep their speed. */
+static inline void kiln_pool_learn_speeds_(kiln_pool *pool) {
+  int c, parts = pool->worker_count + 1;
+  double speeds = 0, rates = 0, busy = 0, weight, speeds_after;
+  for (c = 0; c < parts; ++c) {
+    const kiln_pool_chunk_ *chunk = &pool->chunks[c];
+    if (chunk->own_tasks > 0 && chunk->own_ns > 0) {
+      speeds += chunk->speed;
+      rates += (double)chunk->own_tasks / (double)chunk->own_ns;
+      busy += (double)chunk->own_ns;
+    }
+  }
+  if (busy < KILN_POOL_LEARN_NS)
+    return;
+  weight = busy / (busy + KILN_POOL_SPEED_NS);
+  speeds_after = 0;
+  for (c = 0; c < parts; ++c) {
+    kiln_pool_chunk_ *chunk = &pool->chunks[c];
+    if (chunk->own_tasks > 0 && chunk->own_ns > 0) {
+      double measured = speeds * (double)chunk->own_tasks /
+                        (double)chunk->own_ns / rates;
+      chunk->speed += weight * (measured - chunk->speed);
+    }
+    speeds_after += chunk->speed;
+  }
+  /* Back to an average of 1, then the floor (the floor alone would add to
+   * the total every time it lifts a thread, and shrink its share). */
+  for (c = 0; c < parts; ++c) {
+    kiln_pool_chunk_ *chunk = &pool->chunks[c];
+    chunk->speed *= parts / speeds_after;
+    if (chunk->speed < KILN_POOL_LEAST_SPEED)
+      chunk->speed = KILN_POOL_LEAST_SPEED;
+  }
+}
+
+/* Splits n tasks into the threads' shares, in proportion to their speeds;
+ * each boundary rounds to the nearest task, so speeds a few percent apart
+ * still split small jobs evenly. */
+static inline void kiln_pool_share_(kiln_pool *pool, int64_t n) {
+  int c, parts = pool->worker_count + 1;
+  double total = 0, before = 0;
+  unsigned long long low = 0;
+  for (c = 0; c < parts; ++c)
+    total += pool->chunks[c].speed;
+  for (c = 0; c < parts; ++c) {
+    kiln_pool_chunk_ *chunk = &pool->chunks[c];
+    unsigned long long high;
+    before += chunk->speed;
+    high = c == parts - 1 ? (unsigned long long)n
+                          : (unsigned long long)((double)n * before / total +
+                                                 0.5);
+    high = high < low ? low : high;
+    chunk->begin = low;
+    chunk->own_tasks = chunk->own_ns = 0;
+    __atomic_store_n(&chunk->range, high << 32 | low, __ATOMIC_RELAXED);
+    low = high;
+  }
+}
+
 /* Runs tasks [base, base + n) as one job (n < 2^32, a share's range). */
 static inline void kiln_pool_run_job_(kiln_pool *pool, int64_t base,
                                       int64_t n) {
   unsigned long long generation;
-  int c, parts = pool->worker_count + 1;
   pool->base = base;
-  for (c = 0; c < parts; ++c) {
-    unsigned long long low = (unsigned long long)(n * c / parts),
-                       high = (unsigned long long)(n * (c + 1) / parts);
-    pool->chunks[c].begin = low;
-    __atomic_store_n(&pool->chunks[c].range, high << 32 | low,
-                     __ATOMIC_RELAXED);
-  }
+  kiln_pool_share_(pool, n);
   /* Publish: the previous job is closed and empty, so the new state is the
    * next generation, open, nobody inside. */
   generation = KILN_POOL_GENERATION(
@@ -317,6 +451,7 @@ static inline void kiln_pool_run_job_(kiln_pool *pool, int64_t base,
   }
   kiln_pool_run_tasks_(pool, 0);
   kiln_pool_finish_(pool);
+  kiln_pool_learn_speeds_(pool);
 }
 
 /* The kiln_parallel.parallel_for of a pool (ctx is the kiln_pool). */
@@ -359,6 +494,8 @@ static inline kiln_pool *kiln_pool_create(int threads) {
   kiln_pool *pool =
       (kiln_pool *)kiln_pool_calloc_line_(sizeof(kiln_pool), &memory);
   int w, workers = threads > 1 ? threads - 1 : 0;
+  if (workers > 0x7fff) /* what KILN_POOL_JOINED counts */
+    workers = 0x7fff;
   if (pool == NULL)
     return NULL;
   pool->memory = memory;
@@ -374,6 +511,8 @@ static inline kiln_pool *kiln_pool_create(int threads) {
     kiln_pool_destroy(pool);
     return NULL;
   }
+  for (w = 0; w <= workers; ++w)
+    pool->chunks[w].speed = 1;
   for (w = 0; w < workers; ++w) {
     if (pthread_create(&pool->workers[w], NULL, kiln_pool_worker_, pool) !=
         0) {
