@@ -4,15 +4,19 @@
  * shared by two calling threads; and a worker stuck in its share does not
  * hold the job up: another thread takes the rest of its share from the far
  * end. The pool's job fields and each share start a cache line. Shares
- * follow the threads' measured speeds, on a virtual clock: a thread's clock
- * moves only by what its tasks say they cost, so what the pool learns does
- * not depend on how this machine schedules the test. Built as C99 and C++
- * and under ThreadSanitizer (test/golden/CMakeLists.txt). */
+ * follow the threads' measured speeds. All of it on a virtual clock: a
+ * thread's clock moves by what its tasks say they cost, and by 100 ns each
+ * time the pool reads it, so what the pool learns, and when it finds an
+ * owner stalled, do not depend on how this machine schedules the test.
+ * Built as C99 and C++ and under ThreadSanitizer
+ * (test/golden/CMakeLists.txt). */
 #include <pthread.h>
 
 static __thread long long virtualNs; /* this thread's virtual clock */
-static long long virtualNow(void) { return virtualNs; }
+static long long virtualNow(void) { return virtualNs += 100; }
 #define KILN_POOL_NOW_NS() virtualNow()
+/* Stalled owners are found by time here, never by counting polls. */
+#define KILN_POOL_STALL_POLLS (1 << 30)
 
 #include "kiln/runtime_threads.h"
 
@@ -64,7 +68,9 @@ static void *callRepeatedly(void *opaque) {
  * waits until its second has run, which only another thread can do while
  * the owner is stuck in the first (a pool that left started shares to their
  * owners would wait forever; the guard ends the wait after a minute and
- * fails instead). The caller's share has no such pair. */
+ * fails instead). The caller's share has no such pair. Each task costs
+ * 1 us of virtual time, so a helper finds an owner stalled after 2 us of
+ * its own polling. */
 typedef struct Stuck {
   int done[64];
   int timedOut;
@@ -78,6 +84,7 @@ static double seconds(void) {
 
 static void stuckTask(void *opaque, int64_t i) {
   Stuck *stuck = (Stuck *)opaque;
+  virtualNs += 1000;
   if (i >= 2 && i % 2 == 0) {
     double start = seconds();
     while (!__atomic_load_n(&stuck->done[i + 1], __ATOMIC_ACQUIRE)) {

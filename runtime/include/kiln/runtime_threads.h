@@ -217,34 +217,55 @@ static inline int kiln_pool_all_claimed_(kiln_pool *pool) {
  * thread joins, leaves or closes the job. */
 #define KILN_POOL_RANGE_POLLS 256
 
+/* How long a thread waiting on a share lets its owner go without a new
+ * claim before it takes tasks from the far end: twice what the waiting
+ * thread's own tasks took in this job (a job's tasks are alike). An owner
+ * the host pauses for tens of microseconds (a busy neighbour on its core)
+ * then loses the tasks it cannot run, and one that is merely slower keeps
+ * them. 0 without a measure (no clock, or no task of its own run): then
+ * KILN_POOL_STALL_POLLS polls. */
+static inline long long kiln_pool_stall_ns_(const kiln_pool_chunk_ *mine) {
+  return mine->own_tasks > 0 ? 2 * mine->own_ns / mine->own_tasks : 0;
+}
+
+/* Whether the owner of `chunk`, whose lowest task left is `low`, is away:
+ * it has not started its share after KILN_POOL_JOIN_POLLS polls (it has
+ * not joined the job; at once if a worker sleeps), or has claimed nothing
+ * for `stall_ns` (or, without it, for KILN_POOL_STALL_POLLS polls). */
+static inline int kiln_pool_away_(kiln_pool *pool,
+                                  const kiln_pool_chunk_ *chunk,
+                                  unsigned long long low, int quiet_polls,
+                                  long long quiet_ns, long long stall_ns) {
+  if (low == chunk->begin)
+    return __atomic_load_n(&pool->sleeping_workers, __ATOMIC_RELAXED) ||
+           quiet_polls >= KILN_POOL_JOIN_POLLS;
+  return stall_ns > 0 ? quiet_ns >= stall_ns
+                      : quiet_polls >= KILN_POOL_STALL_POLLS;
+}
+
 /* Waits until share `c` is all claimed, taking tasks from its far (high)
- * end when its owner is away: not started after KILN_POOL_JOIN_POLLS polls
- * (it has not joined the job; at once if a worker sleeps), or no new claim
- * for KILN_POOL_STALL_POLLS (descheduled in the middle of its share). In
- * between it polls the job's state, which says when every share is
- * claimed (kiln_pool_all_claimed_), and reads the range only every
+ * end while its owner is away (kiln_pool_away_). In between it polls the
+ * job's state, which says when every share is claimed
+ * (kiln_pool_all_claimed_), and reads the range only every
  * KILN_POOL_RANGE_POLLS polls. */
-static inline void kiln_pool_help_(kiln_pool *pool, int c) {
+static inline void kiln_pool_help_(kiln_pool *pool, int c, long long stall_ns) {
   kiln_pool_chunk_ *chunk = &pool->chunks[c];
   unsigned long long last = ~0ull;
+  long long claimed_at = 0;
   int poll = 0, quiet = 0, k;
   for (;;) {
     unsigned long long range = __atomic_load_n(&chunk->range, __ATOMIC_RELAXED);
     unsigned long long low = range & 0xffffffffull;
-    int patience = low == chunk->begin
-                       ? (__atomic_load_n(&pool->sleeping_workers,
-                                          __ATOMIC_RELAXED)
-                              ? 0
-                              : KILN_POOL_JOIN_POLLS)
-                       : KILN_POOL_STALL_POLLS;
+    long long now = stall_ns > 0 ? KILN_POOL_NOW_NS() : 0;
     int64_t i;
     if (low >= range >> 32)
       return;
     if (low != last) {
       last = low;
       quiet = 0;
+      claimed_at = now;
     }
-    if (quiet >= patience) {
+    if (kiln_pool_away_(pool, chunk, low, quiet, now - claimed_at, stall_ns)) {
       if ((i = kiln_pool_claim_(chunk, 0)) >= 0)
         pool->fn(pool->arg, pool->base + i);
       continue;
@@ -264,9 +285,11 @@ static inline void kiln_pool_help_(kiln_pool *pool, int c) {
  * helping where an owner stalls (the nearest share first). */
 static inline void kiln_pool_run_tasks_(kiln_pool *pool, int self) {
   int parts = pool->worker_count + 1, k;
+  long long stall_ns;
   kiln_pool_run_own_(pool, self);
+  stall_ns = kiln_pool_stall_ns_(&pool->chunks[self]);
   for (k = 1; k < parts; ++k)
-    kiln_pool_help_(pool, (self + k) % parts);
+    kiln_pool_help_(pool, (self + k) % parts, stall_ns);
 }
 
 /* Whether a job other than generation `seen`, or stop, has come. */
