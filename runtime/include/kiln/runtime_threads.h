@@ -392,6 +392,11 @@ static inline void kiln_pool_finish_(kiln_pool *pool) {
  * measured and wins its tasks back when it recovers. */
 #define KILN_POOL_LEAST_SPEED 0.25
 
+/* Whether the job just finished timed some of `chunk`'s owner's own tasks. */
+static inline int kiln_pool_measured_(const kiln_pool_chunk_ *chunk) {
+  return chunk->own_tasks > 0 && chunk->own_ns > 0;
+}
+
 /* Moves each thread's speed toward what the job just finished measured:
  * tasks per nanosecond of its own share, against the others', weighted by
  * how long the job kept them busy (KILN_POOL_SPEED_NS, KILN_POOL_LEARN_NS).
@@ -401,7 +406,7 @@ static inline void kiln_pool_learn_speeds_(kiln_pool *pool) {
   double speeds = 0, rates = 0, busy = 0, weight, speeds_after;
   for (c = 0; c < parts; ++c) {
     const kiln_pool_chunk_ *chunk = &pool->chunks[c];
-    if (chunk->own_tasks > 0 && chunk->own_ns > 0) {
+    if (kiln_pool_measured_(chunk)) {
       speeds += chunk->speed;
       rates += (double)chunk->own_tasks / (double)chunk->own_ns;
       busy += (double)chunk->own_ns;
@@ -413,7 +418,7 @@ static inline void kiln_pool_learn_speeds_(kiln_pool *pool) {
   speeds_after = 0;
   for (c = 0; c < parts; ++c) {
     kiln_pool_chunk_ *chunk = &pool->chunks[c];
-    if (chunk->own_tasks > 0 && chunk->own_ns > 0) {
+    if (kiln_pool_measured_(chunk)) {
       double measured = speeds * (double)chunk->own_tasks /
                         (double)chunk->own_ns / rates;
       chunk->speed += weight * (measured - chunk->speed);
@@ -432,7 +437,9 @@ static inline void kiln_pool_learn_speeds_(kiln_pool *pool) {
 
 /* Splits n tasks into the threads' shares, in proportion to their speeds;
  * each boundary rounds to the nearest task, so speeds a few percent apart
- * still split small jobs evenly. */
+ * still split small jobs evenly. Speeds are positive and the running sum
+ * adds them in the order `total` did, so boundaries never decrease and the
+ * last is n. */
 static inline void kiln_pool_share_(kiln_pool *pool, int64_t n) {
   int c, parts = pool->worker_count + 1;
   double total = 0, before = 0;
@@ -446,7 +453,6 @@ static inline void kiln_pool_share_(kiln_pool *pool, int64_t n) {
     high = c == parts - 1 ? (unsigned long long)n
                           : (unsigned long long)((double)n * before / total +
                                                  0.5);
-    high = high < low ? low : high;
     chunk->begin = low;
     chunk->own_tasks = chunk->own_ns = 0;
     __atomic_store_n(&chunk->range, high << 32 | low, __ATOMIC_RELAXED);
