@@ -30,6 +30,7 @@
 #include "kiln/CodeGen/CodeGen.h"
 #include "EmitterContext.h"
 #include "Emitters.h"
+#include "Kernels/TaskPair.h"
 #include "Parallel.h"
 #include "Profile.h"
 
@@ -219,16 +220,64 @@ emitPieceFunction(EmitterContext &ctx, llvm::Function &entry,
 /// The calls a while or conditional makes to its callees' pieces.
 using CalleeCalls = std::map<const ir::Instruction *, std::vector<PieceCall>>;
 
-/// One function per instruction of `schedule` that emits code, in order.
-/// A while's or conditional's callees get theirs first (recursively), and
-/// its own function calls them (ControlFlow.cpp), recording the calls in
-/// `calleeCalls`.
+/// The first instruction after `i` in `schedule` that may emit code (not a
+/// parameter or a constant), or the schedule's size.
+static size_t nextWithCode(const std::vector<const ir::Instruction *> &schedule,
+                           size_t i) {
+  size_t next = i + 1;
+  while (next < schedule.size() &&
+         (schedule[next]->opcode() == ir::Opcode::Parameter ||
+          schedule[next]->opcode() == ir::Opcode::Constant))
+    ++next;
+  return next;
+}
+
+/// One function for a depthwise convolution and the pointwise one after it
+/// in the schedule, run as one job (Kernels/TaskPair.h).
+static Expected<Piece> emitPairPiece(EmitterContext &ctx,
+                                     llvm::Function &entry,
+                                     kernels::TaskPair &pair) {
+  Expected<llvm::Function *> function = emitPieceFunction(
+      ctx, entry,
+      ctx.options().entryName + "." + pair.depthwise->name() + "+" +
+          pair.pointwise->name(),
+      [&]() -> Error {
+        ctx.setTaskPair(&pair);
+        Error error = emitInstruction(ctx, *pair.depthwise);
+        if (!error)
+          error = emitInstruction(ctx, *pair.pointwise);
+        finishTaskPair(ctx, pair);
+        ctx.setTaskPair(nullptr);
+        return error;
+      });
+  if (!function)
+    return function.takeError();
+  return Piece{pair.pointwise, *function, pair.depthwise};
+}
+
+/// One function per instruction of `schedule` that emits code, in order
+/// (one for a depthwise/pointwise pair). A while's or conditional's callees
+/// get theirs first (recursively), and its own function calls them
+/// (ControlFlow.cpp), recording the calls in `calleeCalls`.
 static Expected<std::vector<Piece>>
 emitPieces(EmitterContext &ctx, llvm::Function &entry,
            const std::vector<const ir::Instruction *> &schedule,
            CalleeCalls &calleeCalls) {
   std::vector<Piece> pieces;
-  for (const ir::Instruction *instruction : schedule) {
+  for (size_t i = 0; i < schedule.size(); ++i) {
+    const ir::Instruction *instruction = schedule[i];
+    size_t next = nextWithCode(schedule, i);
+    std::optional<kernels::TaskPair> pair;
+    if (next < schedule.size())
+      pair = kernels::findTaskPair(ctx, *instruction, *schedule[next]);
+    if (pair) {
+      Expected<Piece> piece = emitPairPiece(ctx, entry, *pair);
+      if (!piece)
+        return piece.takeError();
+      pieces.push_back(*piece);
+      i = next;
+      continue;
+    }
     std::vector<std::vector<Piece>> calleePieces;
     if (ir::callsSequentially(instruction->opcode())) {
       for (const ir::Computation *callee : instruction->calledComputations()) {
@@ -260,7 +309,9 @@ emitPieces(EmitterContext &ctx, llvm::Function &entry,
 static void addProfiledCalls(const std::string &prefix, const PieceCall &call,
                              const CalleeCalls &calleeCalls,
                              std::vector<ProfiledCall> &calls) {
-  ProfileKernel kernel = describeKernel(*call.instruction);
+  ProfileKernel kernel =
+      call.paired ? describePair(*call.paired, *call.instruction)
+                  : describeKernel(*call.instruction);
   kernel.instruction = prefix + kernel.instruction;
   auto nested = calleeCalls.find(call.instruction);
   if (nested != calleeCalls.end()) // its callees' kernels have the cost
@@ -304,7 +355,8 @@ Expected<CodeGenResult> emitModule(const ir::Module &module,
   for (const Piece &piece : *pieces) {
     llvm::CallInst *call = callFromEntry(ctx, *entry, piece.function);
     if (options.profile)
-      addProfiledCalls("", {piece.instruction, call}, calleeCalls, calls);
+      addProfiledCalls("", {piece.instruction, call, piece.paired},
+                       calleeCalls, calls);
   }
   Expected<llvm::Function *> copies =
       emitPieceFunction(ctx, *entry, options.entryName + ".results", [&] {

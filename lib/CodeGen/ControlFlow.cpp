@@ -76,7 +76,8 @@ void callPieces(EmitterContext &ctx, const std::vector<Piece> &pieces,
         {piece.instruction,
          builder.CreateCall(piece.function,
                             {current->getArg(0), current->getArg(1),
-                             current->getArg(2), current->getArg(3)})});
+                             current->getArg(2), current->getArg(3)}),
+         piece.paired});
 }
 
 /// The first element of scalar `value`, in its storage type.

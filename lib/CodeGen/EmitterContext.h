@@ -38,6 +38,10 @@
 
 namespace kiln::codegen {
 
+namespace kernels {
+struct TaskPair;
+} // namespace kernels
+
 /// A materialized array: where it starts, what it holds, and the alignment
 /// loads and stores may claim (element size for caller buffers, 64 for the
 /// arena and constants).
@@ -323,6 +327,10 @@ public:
   /// kernels then always run serially (Parallel.h).
   llvm::Value *parallelPool() const { return pool_; }
   void setParallelPool(llvm::Value *pool) { pool_ = pool; }
+  /// The depthwise/pointwise pair being emitted as one job, or null
+  /// (Kernels/TaskPair.h).
+  kernels::TaskPair *taskPair() const { return taskPair_; }
+  void setTaskPair(kernels::TaskPair *pair) { taskPair_ = pair; }
 
   /// Constant globals, created on first use (private, unnamed_addr, 64-byte
   /// aligned); the total bytes are reported as weightsBytes.
@@ -379,6 +387,7 @@ private:
   std::vector<KernelRecord> kernelRecords_;
   llvm::Function *entry_ = nullptr;
   llvm::Value *pool_ = nullptr;
+  kernels::TaskPair *taskPair_ = nullptr;
 };
 
 /// One emitter per opcode: emits code computing `instruction` into

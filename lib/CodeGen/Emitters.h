@@ -34,16 +34,20 @@ Error emitAppliedReduceWindow(EmitterContext &ctx,
 Error copyValue(EmitterContext &ctx, const BufferRef &target,
                 const BufferRef &source);
 
-/// The function computing one instruction of a schedule (CodeGen.cpp).
+/// The function computing one instruction of a schedule (CodeGen.cpp), or
+/// two: a depthwise convolution (`paired`) run in one job with the
+/// pointwise convolution `instruction` (Kernels/TaskPair.h).
 struct Piece {
   const ir::Instruction *instruction = nullptr;
   llvm::Function *function = nullptr;
+  const ir::Instruction *paired = nullptr;
 };
 
 /// One call of a callee's piece, for --profile.
 struct PieceCall {
   const ir::Instruction *instruction = nullptr;
   llvm::CallInst *call = nullptr;
+  const ir::Instruction *paired = nullptr;
 };
 
 /// The code of a while or conditional (ControlFlow.cpp), in the function

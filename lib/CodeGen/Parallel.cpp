@@ -63,49 +63,62 @@ std::string parallelEntryName(const std::string &entryName) {
   return entryName + "_parallel";
 }
 
-/// `task(void *frame, int64_t i)`: loads the kernel's pointers from the
-/// frame the call site filled and runs task i. One per kernel function.
-static llvm::Function *taskFunction(EmitterContext &ctx, llvm::Function &kernel,
-                                    size_t pointers) {
-  llvm::Function *&task =
-      ctx.kernelFunctions()["task of " + kernel.getName().str()];
+/// `task(void *frame, int64_t i)`: loads each kernel's pointers from the
+/// frame the call site filled (the calls' pointers one after another) and
+/// runs task i of every kernel, in order. One per sequence of kernels.
+static llvm::Function *taskFunction(EmitterContext &ctx,
+                                    llvm::ArrayRef<KernelCall> calls) {
+  std::string key = "task of";
+  for (const KernelCall &call : calls)
+    key += " " + call.kernel->getName().str();
+  llvm::Function *&task = ctx.kernelFunctions()[key];
   if (task)
     return task;
+  llvm::Function &first = *calls.front().kernel;
   llvm::LLVMContext &c = ctx.context();
   llvm::Type *ptr = llvm::PointerType::getUnqual(c);
   llvm::Type *i64 = llvm::Type::getInt64Ty(c);
   auto *type =
       llvm::FunctionType::get(llvm::Type::getVoidTy(c), {ptr, i64}, false);
+  std::string name = first.getName().str();
+  for (const KernelCall &call : calls.drop_front())
+    name += "+" + call.kernel->getName().str();
   task = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage,
-                                kernel.getName() + ".task", ctx.module());
+                                name + ".task", ctx.module());
   task->addFnAttr(llvm::Attribute::NoUnwind);
   task->addFnAttr("no-builtins");
   for (const char *attr : {"target-cpu", "target-features", "unsafe-fp-math"})
-    if (kernel.hasFnAttribute(attr))
-      task->addFnAttr(kernel.getFnAttribute(attr));
+    if (first.hasFnAttribute(attr))
+      task->addFnAttr(first.getFnAttribute(attr));
 
   llvm::IRBuilder<> b(llvm::BasicBlock::Create(c, "entry", task));
-  std::vector<Value *> args;
-  for (size_t i = 0; i < pointers; ++i)
-    args.push_back(b.CreateAlignedLoad(
-        ptr, b.CreateConstInBoundsGEP1_64(ptr, task->getArg(0), i),
-        ctx.pointerAlign()));
   Value *index = task->getArg(1);
-  args.push_back(index);
-  args.push_back(b.CreateNUWAdd(index, b.getInt64(1)));
-  b.CreateCall(&kernel, args);
+  Value *next = b.CreateNUWAdd(index, b.getInt64(1));
+  size_t slot = 0;
+  for (const KernelCall &call : calls) {
+    std::vector<Value *> args;
+    for (size_t i = 0; i < call.pointers.size(); ++i, ++slot)
+      args.push_back(b.CreateAlignedLoad(
+          ptr, b.CreateConstInBoundsGEP1_64(ptr, task->getArg(0), slot),
+          ctx.pointerAlign()));
+    args.push_back(index);
+    args.push_back(next);
+    b.CreateCall(call.kernel, args);
+  }
   b.CreateRetVoid();
   return task;
 }
 
-/// Hands every task to pool->parallel_for; the frame holding the kernel's
+/// Hands every task to pool->parallel_for; the frame holding the kernels'
 /// pointers lives on this function's stack until parallel_for returns.
-static void emitPoolCall(EmitterContext &ctx, llvm::Function &kernel,
-                         llvm::ArrayRef<Value *> pointers, int64_t tasks,
-                         Value *pool) {
+static void emitPoolCall(EmitterContext &ctx, llvm::ArrayRef<KernelCall> calls,
+                         int64_t tasks, Value *pool) {
   llvm::IRBuilder<> &b = ctx.builder();
   llvm::Type *ptr = b.getPtrTy();
   llvm::Function *caller = b.GetInsertBlock()->getParent();
+  std::vector<Value *> pointers;
+  for (const KernelCall &call : calls)
+    pointers.insert(pointers.end(), call.pointers.begin(), call.pointers.end());
   auto *frameType = llvm::ArrayType::get(ptr, pointers.size());
   llvm::AllocaInst *frame;
   {
@@ -126,23 +139,48 @@ static void emitPoolCall(EmitterContext &ctx, llvm::Function &kernel,
   auto *forType = llvm::FunctionType::get(
       b.getVoidTy(), {ptr, b.getInt64Ty(), ptr, ptr}, false);
   b.CreateCall(forType, parallelFor,
-               {poolContext, ctx.i64(tasks),
-                taskFunction(ctx, kernel, pointers.size()), frame});
+               {poolContext, ctx.i64(tasks), taskFunction(ctx, calls), frame});
   b.CreateLifetimeEnd(frame);
 }
 
-void emitKernelCall(EmitterContext &ctx, llvm::Function &kernel,
-                    llvm::ArrayRef<Value *> pointers, const TaskSplit &split) {
+/// Without a pool: one kernel runs once over all its tasks; several run
+/// task by task, each task's kernels in order (what a pool thread does).
+static void emitSerialCalls(EmitterContext &ctx,
+                            llvm::ArrayRef<KernelCall> calls, int64_t tasks) {
   llvm::IRBuilder<> &b = ctx.builder();
-  auto callWhole = [&] {
-    std::vector<Value *> args(pointers.begin(), pointers.end());
-    args.push_back(ctx.i64(0));
-    args.push_back(ctx.i64(split.tasks));
-    b.CreateCall(&kernel, args);
+  auto call = [&](const KernelCall &kernel, Value *first, Value *last) {
+    std::vector<Value *> args(kernel.pointers.begin(), kernel.pointers.end());
+    args.push_back(first);
+    args.push_back(last);
+    b.CreateCall(kernel.kernel, args);
   };
+  if (calls.size() == 1) {
+    call(calls.front(), ctx.i64(0), ctx.i64(tasks));
+    return;
+  }
+  llvm::Function *caller = b.GetInsertBlock()->getParent();
+  llvm::LLVMContext &c = ctx.context();
+  llvm::BasicBlock *before = b.GetInsertBlock();
+  auto *loop = llvm::BasicBlock::Create(c, "tasks.each", caller);
+  auto *done = llvm::BasicBlock::Create(c, "tasks.each.done", caller);
+  b.CreateBr(loop);
+  b.SetInsertPoint(loop);
+  llvm::PHINode *task = b.CreatePHI(b.getInt64Ty(), 2, "task");
+  task->addIncoming(ctx.i64(0), before);
+  Value *next = b.CreateNUWAdd(task, ctx.i64(1));
+  for (const KernelCall &kernel : calls)
+    call(kernel, task, next);
+  task->addIncoming(next, b.GetInsertBlock());
+  b.CreateCondBr(b.CreateICmpULT(next, ctx.i64(tasks)), loop, done);
+  b.SetInsertPoint(done);
+}
+
+void emitKernelCalls(EmitterContext &ctx, llvm::ArrayRef<KernelCall> calls,
+                     const TaskSplit &split) {
+  llvm::IRBuilder<> &b = ctx.builder();
   Value *pool = ctx.parallelPool();
   if (!split.split() || !pool) {
-    callWhole();
+    emitSerialCalls(ctx, calls, split.tasks);
     return;
   }
   llvm::Function *caller = b.GetInsertBlock()->getParent();
@@ -152,12 +190,17 @@ void emitKernelCall(EmitterContext &ctx, llvm::Function &kernel,
   auto *join = llvm::BasicBlock::Create(c, "tasks.done", caller);
   b.CreateCondBr(b.CreateIsNotNull(pool), viaPool, serial);
   b.SetInsertPoint(viaPool);
-  emitPoolCall(ctx, kernel, pointers, split.tasks, pool);
+  emitPoolCall(ctx, calls, split.tasks, pool);
   b.CreateBr(join);
   b.SetInsertPoint(serial);
-  callWhole();
+  emitSerialCalls(ctx, calls, split.tasks);
   b.CreateBr(join);
   b.SetInsertPoint(join);
+}
+
+void emitKernelCall(EmitterContext &ctx, llvm::Function &kernel,
+                    llvm::ArrayRef<Value *> pointers, const TaskSplit &split) {
+  emitKernelCalls(ctx, {KernelCall{&kernel, pointers.vec()}}, split);
 }
 
 TaskSplit splitOutputLoop(EmitterContext &ctx,

@@ -18,6 +18,7 @@
 #include <llvm/ADT/ArrayRef.h>
 
 #include <string>
+#include <vector>
 
 namespace kiln::codegen {
 
@@ -52,6 +53,21 @@ int64_t roundTaskCount(int64_t wanted);
 /// The units of tasks [firstTask, lastTask) inside a kernel: [begin, end).
 UnitRange taskUnits(EmitterContext &ctx, const TaskSplit &split, int64_t units,
                     llvm::Value *firstTask, llvm::Value *lastTask);
+
+/// One kernel function and the pointers it takes before its task range.
+struct KernelCall {
+  llvm::Function *kernel = nullptr;
+  std::vector<llvm::Value *> pointers;
+};
+
+/// Runs the kernels of `calls`, which split alike into the tasks of `split`,
+/// as one job: task i runs kernel(pointers..., i, i + 1) of each call in
+/// order, so a later kernel may read what an earlier one wrote in the same
+/// task, never what another task wrote. Through
+/// pool->parallel_for(pool->ctx, tasks, task function, frame) when there is
+/// a pool; without one, task by task (one kernel: once over [0, tasks)).
+void emitKernelCalls(EmitterContext &ctx, llvm::ArrayRef<KernelCall> calls,
+                     const TaskSplit &split);
 
 /// Calls kernel `kernel(pointers..., firstTask, lastTask)` over every task
 /// of `split`: once over [0, tasks) without a pool, else one

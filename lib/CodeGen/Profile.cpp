@@ -294,6 +294,21 @@ ProfileKernel describeKernel(const ir::Instruction &instruction) {
   return kernel;
 }
 
+ProfileKernel describePair(const ir::Instruction &depthwise,
+                           const ir::Instruction &pointwise) {
+  ProfileKernel first = describeKernel(depthwise);
+  ProfileKernel kernel = describeKernel(pointwise);
+  kernel.opcode = "paired";
+  if (!first.sources.empty())
+    kernel.sources = kernel.sources.empty()
+                         ? first.sources
+                         : first.sources + "," + kernel.sources;
+  kernel.flops += first.flops;
+  kernel.bytesRead += first.bytesRead;
+  kernel.bytesWritten += first.bytesWritten;
+  return kernel;
+}
+
 ProfileKernel describeResultCopies(const analysis::BufferAssignment &buffers) {
   ProfileKernel kernel;
   kernel.instruction = "(results)";

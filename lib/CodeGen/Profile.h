@@ -33,6 +33,12 @@ struct ProfiledCall {
 /// constants left out) and its CostAnalysis FLOPs and bytes.
 ProfileKernel describeKernel(const ir::Instruction &instruction);
 
+/// The job of a depthwise and a pointwise convolution (Kernels/TaskPair.h):
+/// named after the pointwise, whose output it is, opcode "paired", with
+/// both instructions' sources and costs.
+ProfileKernel describePair(const ir::Instruction &depthwise,
+                           const ir::Instruction &pointwise);
+
 /// The kernel that copies results into their buffers and writes variables
 /// back: no FLOPs, every copied byte read once and written once.
 ProfileKernel describeResultCopies(const analysis::BufferAssignment &buffers);

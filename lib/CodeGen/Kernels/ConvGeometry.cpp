@@ -73,4 +73,22 @@ InputPosition inputPosition(EmitterContext &ctx, const ir::WindowDim &window,
   return {b.CreateSDiv(pos, step), valid};
 }
 
+bool isPointwise(const ConvGeometry &g) {
+  for (const ir::WindowDim &w : g.window)
+    if (w.size != 1 || w.stride != 1 || w.padLow != 0 || w.padHigh != 0 ||
+        w.baseDilation != 1 || w.windowDilation != 1)
+      return false;
+  return true;
+}
+
+bool isDenseNhwc(const ir::Instruction &conv) {
+  const auto &dn = conv.attrs().conv;
+  if (dn.inputBatch != 0)
+    return false;
+  for (size_t s = 0; s < dn.inputSpatial.size(); ++s)
+    if (dn.inputSpatial[s] != int64_t(s) + 1)
+      return false;
+  return true;
+}
+
 } // namespace kiln::codegen::kernels

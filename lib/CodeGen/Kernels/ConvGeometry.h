@@ -40,6 +40,12 @@ struct ConvGeometry {
 /// The geometry when the layout fits (see above), else nullopt.
 std::optional<ConvGeometry> convGeometry(const ir::Instruction &convolution);
 
+/// A 1x1 window with unit stride, no padding and no dilation.
+bool isPointwise(const ConvGeometry &g);
+
+/// Input pixels are rows of `inFeatures` elements, in output pixel order.
+bool isDenseNhwc(const ir::Instruction &conv);
+
 /// The window, spatial sizes and input strides as text, for kernel keys.
 std::string windowKey(const ConvGeometry &g);
 

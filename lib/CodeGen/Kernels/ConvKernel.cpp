@@ -16,6 +16,7 @@
 #include "KernelSupport.h"
 #include "Kernels.h"
 #include "PackedWeights.h"
+#include "TaskPair.h"
 
 #include <fmt/format.h>
 
@@ -137,26 +138,6 @@ private:
   mutable std::unique_ptr<InteriorRows> interior_;
 };
 
-/// A 1x1 window with unit stride, no padding and no dilation.
-bool isPointwise(const ConvGeometry &g) {
-  for (const ir::WindowDim &w : g.window)
-    if (w.size != 1 || w.stride != 1 || w.padLow != 0 || w.padHigh != 0 ||
-        w.baseDilation != 1 || w.windowDilation != 1)
-      return false;
-  return true;
-}
-
-/// Input pixels are rows of `inFeatures` elements, in output pixel order.
-bool isDenseNhwc(const Instruction &conv) {
-  const auto &dn = conv.attrs().conv;
-  if (dn.inputBatch != 0)
-    return false;
-  for (size_t s = 0; s < dn.inputSpatial.size(); ++s)
-    if (dn.inputSpatial[s] != int64_t(s) + 1)
-      return false;
-  return true;
-}
-
 } // namespace
 
 Expected<bool> emitConvolutionKernel(EmitterContext &ctx,
@@ -225,22 +206,29 @@ Expected<bool> emitConvolutionKernel(EmitterContext &ctx,
                             input->address, packed};
   for (Value *leaf : epilogue->leafPointers(ctx))
     args.push_back(leaf);
-  TaskSplit split = splitGemm(shape, k, g.groups);
+  const Instruction &computed = fusion ? *fusion : conv;
+  TaskPair *pair = pointwise && g.groups == 1 && !strided
+                       ? pointwiseOfPair(ctx, computed)
+                       : nullptr;
+  TaskSplit split = pair ? pair->split : splitGemm(shape, k, g.groups);
   std::string key = fmt::format(
-      "conv {} px{} g{} ci{} co{} bs{} cs{} {} {} tile{}x{}/{} tasks{}x{} | {}",
+      "conv {} px{} g{} ci{} co{} bs{} cs{} {} {} tile{}x{}/{} tasks{}x{}{} | "
+      "{}",
       ir::dtypeName(dtype), g.pixels, g.groups, g.inPerGroup, g.outPerGroup,
       g.inBatchStride, shape.cStride, windowKey(g),
-      pointwise ? "pointwise" : "taps", tile.mr,
-      tile.nr, tile.mc, split.tasks, split.unitsPerTask, epilogue->key());
+      pointwise ? "pointwise" : "taps", tile.mr, tile.nr, tile.mc, split.tasks,
+      split.unitsPerTask, pair ? " paired" : "", epilogue->key());
   Expected<llvm::Function *> function = kernelFunction(
       ctx, key, args.size(),
       [&](llvm::Function &f) -> Error {
         std::vector<Value *> leaves;
         for (size_t i = 3; i < args.size(); ++i)
           leaves.push_back(f.getArg(unsigned(i)));
+        Value *firstTask = f.getArg(unsigned(args.size()));
         GemmRows taskRows =
-            gemmTaskRows(ctx, shape, split, f.getArg(unsigned(args.size())),
-                         f.getArg(unsigned(args.size() + 1)));
+            pair ? pairedGemmRows(ctx, *pair, tile.mr, firstTask)
+                 : gemmTaskRows(ctx, shape, split, firstTask,
+                                f.getArg(unsigned(args.size() + 1)));
         auto perGroup = [&](Value *group) -> Error {
           llvm::IRBuilder<> &b = ctx.builder();
           Value *firstFeature = b.CreateNUWMul(group, ctx.i64(g.outPerGroup));
@@ -270,7 +258,10 @@ Expected<bool> emitConvolutionKernel(EmitterContext &ctx,
       /*writtenArgs=*/1, /*taskRange=*/true);
   if (!function)
     return function.takeError();
-  emitKernelCall(ctx, **function, args, split);
+  if (pair)
+    emitPairCall(ctx, *pair, {*function, args});
+  else
+    emitKernelCall(ctx, **function, args, split);
 
   KernelRecord record;
   record.kernel = pointwise ? "conv-pointwise" : "conv-implicit-gemm";
@@ -284,7 +275,7 @@ Expected<bool> emitConvolutionKernel(EmitterContext &ctx,
   record.packedWeights = true;
   record.tasks = split.tasks;
   record.epilogue = epilogue->describe();
-  recordKernel(ctx, std::move(record), fusion ? *fusion : conv, **function);
+  recordKernel(ctx, std::move(record), computed, **function);
   return true;
 }
 

@@ -17,6 +17,7 @@
 #include "KernelSupport.h"
 #include "Kernels.h"
 #include "PackedWeights.h"
+#include "TaskPair.h"
 
 #include <llvm/IR/Constants.h>
 
@@ -412,7 +413,9 @@ Expected<bool> emitDepthwiseKernel(EmitterContext &ctx, const Instruction &conv,
                             input->address, packed};
   for (Value *leaf : epilogue->leafPointers(ctx))
     args.push_back(leaf);
-  TaskSplit split = emitter.split();
+  const Instruction &computed = fusion ? *fusion : conv;
+  TaskPair *pair = depthwiseOfPair(ctx, computed);
+  TaskSplit split = pair ? pair->split : emitter.split();
   std::string key = fmt::format(
       "depthwise {} px{} c{} bs{} {} t{}x{} tasks{}x{} | {}",
       ir::dtypeName(dtype), g.pixels, g.groups, g.inBatchStride, windowKey(g),
@@ -423,7 +426,10 @@ Expected<bool> emitDepthwiseKernel(EmitterContext &ctx, const Instruction &conv,
       /*writtenArgs=*/1, /*taskRange=*/true);
   if (!function)
     return function.takeError();
-  emitKernelCall(ctx, **function, args, split);
+  if (pair)
+    deferDepthwiseCall(ctx, *pair, {*function, args});
+  else
+    emitKernelCall(ctx, **function, args, split);
 
   KernelRecord record;
   record.kernel = "depthwise";
@@ -435,7 +441,7 @@ Expected<bool> emitDepthwiseKernel(EmitterContext &ctx, const Instruction &conv,
   record.packedWeights = true;
   record.tasks = split.tasks;
   record.epilogue = epilogue->describe();
-  recordKernel(ctx, std::move(record), fusion ? *fusion : conv, **function);
+  recordKernel(ctx, std::move(record), computed, **function);
   return true;
 }
 

@@ -89,7 +89,7 @@ public:
 private:
   Error emitRowBlocks(Value *firstRow, Value *endRow, int64_t fullPanels,
                       int64_t tailCols);
-  Error emitTailRows(int64_t firstRow, int64_t rows, int64_t fullPanels,
+  Error emitTailRows(Value *firstRow, int64_t rows, int64_t fullPanels,
                      int64_t tailCols);
   Error emitTile(Value *row0, Value *panel0, const TilePlan &plan);
   Expected<std::vector<Value *>> emitK(const RowSource &a, Value *row0,
@@ -151,8 +151,13 @@ Error GemmEmitter::emit() {
   int64_t fullPanels = shape_.n / nr_, tailCols = shape_.n % nr_;
   int64_t fullRows = shape_.m / mr * mr, tailRows = shape_.m % mr;
   const GemmRows &range = ops_.rows;
+  Value *tailFirst = ctx_.i64(fullRows);
+  if (range.tailFirst) {
+    tailFirst = range.tailFirst;
+    tailRows = range.tailRows;
+  }
   auto tail = [&] {
-    return emitTailRows(fullRows, tailRows, fullPanels, tailCols);
+    return emitTailRows(tailFirst, tailRows, fullPanels, tailCols);
   };
   if (!range.first) {
     if (fullRows > 0)
@@ -211,14 +216,13 @@ Error GemmEmitter::emitRowBlocks(Value *firstRow, Value *endRow,
 /// The last M % MR rows (all rows when M < MR): a short tile spanning
 /// several panels, so there are as many accumulators as in a full tile (up
 /// to four streams of B, which the prefetchers follow).
-Error GemmEmitter::emitTailRows(int64_t firstRow, int64_t rows,
+Error GemmEmitter::emitTailRows(Value *row0, int64_t rows,
                                 int64_t fullPanels, int64_t tailCols) {
   int64_t vectors = nr_ / lanes_;
   int64_t group =
       std::clamp<int64_t>(shape_.tile.mr * vectors / (rows * vectors), 1, 4);
   group = std::min<int64_t>(group, std::max<int64_t>(fullPanels, 1));
   int64_t groups = fullPanels / group, rest = fullPanels % group;
-  Value *row0 = ctx_.i64(firstRow);
   if (groups > 0)
     if (Error e = emitRangeLoop(
             ctx_, ctx_.i64(0), ctx_.i64(groups), 1,

@@ -85,9 +85,13 @@ struct GemmShape {
 /// The rows one call computes when the GEMM is split into tasks of whole
 /// MR-row tiles: the full tiles of rows [first, end) (multiples of MR) and,
 /// where `withTail` (i1) holds, the M % MR rows after every full tile.
-/// Null values: every row.
+/// Null values: every row. A task of a paired job (TaskPair.h) starts at
+/// any row and ends on a short tile of its own: `tailRows` rows from
+/// `tailFirst` (0: the M % MR rows after every full tile).
 struct GemmRows {
   llvm::Value *first = nullptr, *end = nullptr, *withTail = nullptr;
+  llvm::Value *tailFirst = nullptr;
+  int64_t tailRows = 0;
 };
 
 /// Where one GEMM reads and writes, as values inside the kernel function.

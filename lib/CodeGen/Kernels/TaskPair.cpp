@@ -1,0 +1,197 @@
+//===- TaskPair.cpp - A depthwise and a pointwise convolution as one job --===//
+#include "TaskPair.h"
+#include "ConvGeometry.h"
+#include "KernelSupport.h"
+#include "PackedWeights.h"
+
+namespace kiln::codegen::kernels {
+
+using ir::Instruction;
+using llvm::Value;
+
+namespace {
+
+/// The convolution `top` computes: itself, or the one contraction of an
+/// output fusion (the fusion's chain becomes the kernel's epilogue).
+const Instruction *convolutionOf(const Instruction &top) {
+  if (top.opcode() == ir::Opcode::Convolution)
+    return &top;
+  if (top.opcode() != ir::Opcode::Fusion ||
+      top.attrs().fusionKind != ir::FusionKind::Output)
+    return nullptr;
+  const Instruction *contraction = nullptr;
+  for (const Instruction *inner : top.calledComputation()->instructions())
+    if (inner->opcode() == ir::Opcode::Dot ||
+        inner->opcode() == ir::Opcode::Convolution) {
+      if (contraction)
+        return nullptr;
+      contraction = inner;
+    }
+  return contraction && contraction->opcode() == ir::Opcode::Convolution
+             ? contraction
+             : nullptr;
+}
+
+/// The top-level value `conv`'s input is: its operand, or through the
+/// output fusion's parameter, the fusion's operand.
+const Instruction *inputOf(const Instruction &top, const Instruction &conv) {
+  const Instruction *input = conv.operand(0);
+  if (&conv == &top)
+    return input;
+  if (input->opcode() != ir::Opcode::Parameter)
+    return nullptr;
+  return top.operand(size_t(input->parameterNumber()));
+}
+
+/// Whether `conv`'s weights are a constant (through `top`'s parameters
+/// when it is the fusion around `conv`).
+bool constantWeights(EmitterContext &ctx, const Instruction &top,
+                     const Instruction &conv) {
+  if (&conv == &top)
+    return constantSource(ctx, *conv.operand(1)) != nullptr;
+  ctx.bindFusion(top);
+  bool constant = constantSource(ctx, *conv.operand(1)) != nullptr;
+  ctx.unbindFusion(top);
+  return constant;
+}
+
+/// Whether the bytes of the two slices may overlap.
+bool overlap(const analysis::BufferSlice &a, const analysis::BufferSlice &b) {
+  if (a.kind != b.kind || a.kind == analysis::BufferKind::Constant)
+    return false;
+  if (a.kind != analysis::BufferKind::Arena && a.index != b.index)
+    return false;
+  return a.offset < b.offset + b.bytes && b.offset < a.offset + a.bytes;
+}
+
+/// Whether `writer`'s output is contiguous and apart from every operand
+/// of `reader`.
+bool writesApart(EmitterContext &ctx, const Instruction &writer,
+                 const Instruction &reader) {
+  const analysis::BufferAssignment &buffers = ctx.buffers();
+  analysis::ValueRef written{&writer, -1};
+  if (!buffers.hasSlice(written) || buffers.slice(written).strided())
+    return false;
+  for (const Instruction *operand : reader.operands()) {
+    analysis::ValueRef read =
+        analysis::BufferAssignment::resolve({operand, -1});
+    if (!buffers.hasSlice(read)) {
+      if (read.instruction->opcode() != ir::Opcode::Constant)
+        return false;
+      continue; // read-only data, not in the arena
+    }
+    if (overlap(buffers.slice(written), buffers.slice(read)))
+      return false;
+  }
+  return true;
+}
+
+/// Tasks over `rows` rows of `flopsPerRow`: the split the kernels would
+/// choose for the pair's work, reduced to a count that divides the rows,
+/// so every task has as many pixels (and the same short GEMM tile).
+TaskSplit equalRowSplit(int64_t rows, int64_t flopsPerRow,
+                        int64_t minRowsPerTask) {
+  TaskSplit wanted = splitUnits(rows, flopsPerRow, minRowsPerTask);
+  for (int64_t tasks = wanted.tasks; tasks >= 2; --tasks)
+    if (rows % tasks == 0 && tasks % 2 == 0)
+      return splitInto(rows, tasks);
+  return {};
+}
+
+} // namespace
+
+std::optional<TaskPair> findTaskPair(EmitterContext &ctx,
+                                     const Instruction &first,
+                                     const Instruction &second) {
+  const Instruction *dwConv = convolutionOf(first);
+  const Instruction *pwConv = convolutionOf(second);
+  if (!dwConv || !pwConv || !hasKernelDtype(*dwConv) ||
+      !hasKernelDtype(*pwConv) || inputOf(second, *pwConv) != &first)
+    return std::nullopt;
+  std::optional<ConvGeometry> dw = convGeometry(*dwConv);
+  std::optional<ConvGeometry> pw = convGeometry(*pwConv);
+  if (!dw || !pw || dw->pixels == 0 || dw->groups < 2 || dw->inPerGroup != 1 ||
+      dw->outPerGroup != 1 || pw->groups != 1 || !isPointwise(*pw) ||
+      !isDenseNhwc(*pwConv) || pw->pixels != dw->pixels)
+    return std::nullopt;
+  if (!constantWeights(ctx, first, *dwConv) ||
+      !constantWeights(ctx, second, *pwConv))
+    return std::nullopt;
+  // The depthwise reads rows around its own (the window's halo), which
+  // other tasks' pointwise outputs must not overwrite; its own output
+  // must be one block the pointwise reads by pixel.
+  if (!writesApart(ctx, second, first) || !writesApart(ctx, first, first))
+    return std::nullopt;
+
+  TaskPair pair;
+  pair.depthwise = &first;
+  pair.pointwise = &second;
+  pair.width = dw->outSizes.back();
+  pair.rows = dw->pixels / pair.width;
+  int64_t flopsPerRow =
+      2 * pair.width *
+      (dw->groups * dw->taps + pw->inPerGroup * pw->outFeatures);
+  // As for a GEMM split alone (Gemm.cpp): a task's rows should be worth
+  // streaming the pointwise's weights for.
+  constexpr int64_t kMinPixelsPerTask = 24;
+  pair.split = equalRowSplit(pair.rows, flopsPerRow,
+                             (kMinPixelsPerTask + pair.width - 1) / pair.width);
+  if (!pair.split.split())
+    return std::nullopt;
+  return pair;
+}
+
+TaskPair *depthwiseOfPair(EmitterContext &ctx, const Instruction &computed) {
+  TaskPair *pair = ctx.taskPair();
+  return pair && pair->depthwise == &computed ? pair : nullptr;
+}
+
+TaskPair *pointwiseOfPair(EmitterContext &ctx, const Instruction &computed) {
+  TaskPair *pair = ctx.taskPair();
+  return pair && pair->pointwise == &computed && pair->depthwiseCall ? pair
+                                                                     : nullptr;
+}
+
+void deferDepthwiseCall(EmitterContext &ctx, TaskPair &pair, KernelCall call) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  llvm::Function *function = b.GetInsertBlock()->getParent();
+  pair.callSite =
+      llvm::BasicBlock::Create(ctx.context(), "pair.depthwise", function);
+  pair.afterCall =
+      llvm::BasicBlock::Create(ctx.context(), "pair.after", function);
+  b.CreateBr(pair.callSite);
+  b.SetInsertPoint(pair.afterCall);
+  pair.depthwiseCall = std::move(call);
+}
+
+void emitPairCall(EmitterContext &ctx, TaskPair &pair, KernelCall pointwise) {
+  emitKernelCalls(ctx, {*pair.depthwiseCall, std::move(pointwise)}, pair.split);
+  llvm::BranchInst::Create(pair.afterCall, pair.callSite);
+  pair.depthwiseCall.reset();
+}
+
+void finishTaskPair(EmitterContext &ctx, TaskPair &pair) {
+  if (!pair.depthwiseCall)
+    return;
+  llvm::IRBuilder<> &b = ctx.builder();
+  llvm::IRBuilderBase::InsertPointGuard guard(b);
+  b.SetInsertPoint(pair.callSite);
+  emitKernelCalls(ctx, {*pair.depthwiseCall}, pair.split);
+  b.CreateBr(pair.afterCall);
+  pair.depthwiseCall.reset();
+}
+
+GemmRows pairedGemmRows(EmitterContext &ctx, const TaskPair &pair, int64_t mr,
+                        Value *task) {
+  llvm::IRBuilder<> &b = ctx.builder();
+  int64_t pixels = pair.pixelsPerTask();
+  GemmRows rows;
+  rows.first = b.CreateNUWMul(task, ctx.i64(pixels));
+  rows.end = b.CreateNUWAdd(rows.first, ctx.i64(pixels / mr * mr));
+  rows.withTail = b.getTrue();
+  rows.tailFirst = rows.end;
+  rows.tailRows = pixels % mr;
+  return rows;
+}
+
+} // namespace kiln::codegen::kernels
