@@ -89,7 +89,7 @@ public:
 private:
   Error emitRowBlocks(Value *firstRow, Value *endRow, int64_t fullPanels,
                       int64_t tailCols);
-  Error emitTailRows(Value *firstRow, int64_t rows, int64_t fullPanels,
+  Error emitTailRows(Value *row0, int64_t rows, int64_t fullPanels,
                      int64_t tailCols);
   Error emitTile(Value *row0, Value *panel0, const TilePlan &plan);
   Expected<std::vector<Value *>> emitK(const RowSource &a, Value *row0,
@@ -213,9 +213,10 @@ Error GemmEmitter::emitRowBlocks(Value *firstRow, Value *endRow,
       "gemm.ic");
 }
 
-/// The last M % MR rows (all rows when M < MR): a short tile spanning
-/// several panels, so there are as many accumulators as in a full tile (up
-/// to four streams of B, which the prefetchers follow).
+/// `rows` rows from `row0` (the last M % MR rows, all rows when M < MR, or
+/// the end of a paired task): a short tile spanning several panels, so
+/// there are as many accumulators as in a full tile (up to four streams of
+/// B, which the prefetchers follow).
 Error GemmEmitter::emitTailRows(Value *row0, int64_t rows,
                                 int64_t fullPanels, int64_t tailCols) {
   int64_t vectors = nr_ / lanes_;

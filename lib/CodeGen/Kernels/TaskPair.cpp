@@ -64,14 +64,19 @@ bool overlap(const analysis::BufferSlice &a, const analysis::BufferSlice &b) {
   return a.offset < b.offset + b.bytes && b.offset < a.offset + a.bytes;
 }
 
-/// Whether `writer`'s output is contiguous and apart from every operand
-/// of `reader`.
+/// Whether `value` has bytes of its own in one block (not a part of a
+/// concatenate's rows).
+bool contiguous(EmitterContext &ctx, const Instruction &value) {
+  analysis::ValueRef ref{&value, -1};
+  return ctx.buffers().hasSlice(ref) && !ctx.buffers().slice(ref).strided();
+}
+
+/// Whether `writer`'s output (contiguous) is apart from every operand of
+/// `reader`.
 bool writesApart(EmitterContext &ctx, const Instruction &writer,
                  const Instruction &reader) {
   const analysis::BufferAssignment &buffers = ctx.buffers();
   analysis::ValueRef written{&writer, -1};
-  if (!buffers.hasSlice(written) || buffers.slice(written).strided())
-    return false;
   for (const Instruction *operand : reader.operands()) {
     analysis::ValueRef read =
         analysis::BufferAssignment::resolve({operand, -1});
@@ -118,9 +123,10 @@ std::optional<TaskPair> findTaskPair(EmitterContext &ctx,
       !constantWeights(ctx, second, *pwConv))
     return std::nullopt;
   // The depthwise reads rows around its own (the window's halo), which
-  // other tasks' pointwise outputs must not overwrite; its own output
-  // must be one block the pointwise reads by pixel.
-  if (!writesApart(ctx, second, first) || !writesApart(ctx, first, first))
+  // other tasks' pointwise outputs must not overwrite. Both kernels split
+  // by pixel, so both outputs must be one block.
+  if (!contiguous(ctx, first) || !contiguous(ctx, second) ||
+      !writesApart(ctx, second, first))
     return std::nullopt;
 
   TaskPair pair;

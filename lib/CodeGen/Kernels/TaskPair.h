@@ -1,8 +1,7 @@
-//===- TaskPair.h - A depthwise and a pointwise convolution as one job -*- C++
-//-*-===//
+//===- TaskPair.h - Depthwise then pointwise as one job ---------*- C++ -*-===//
 //
-// MobileNet-style blocks are a depthwise convolution whose only work for the
-// next kernel is a pointwise (1x1) convolution over the same pixels. Split
+// MobileNet-style blocks are a depthwise convolution followed by a
+// pointwise (1x1) convolution of its output, pixel by pixel. Split
 // alike, task t of the pair computes the depthwise output rows
 // [t * r, (t + 1) * r) and then the pointwise output of exactly those
 // pixels: the pointwise reads nothing another task writes, so the two
