@@ -623,6 +623,15 @@ bool BufferAssignment::sameSlice(ValueRef a, ValueRef b) const {
   return x.kind == y.kind && x.index == y.index && x.offset == y.offset;
 }
 
+bool BufferAssignment::bytesOverlap(ValueRef a, ValueRef b) const {
+  if (!hasSlice(a) || !hasSlice(b))
+    return false;
+  const BufferSlice &x = slice(a), &y = slice(b);
+  return x.kind == y.kind && x.kind != BufferKind::Constant &&
+         x.index == y.index && x.offset < y.offset + y.bytes &&
+         y.offset < x.offset + x.bytes;
+}
+
 bool BufferAssignment::inPlaceInConcatenate(
     ValueRef value, const ir::Instruction *concatenate) const {
   auto it = concatenateGuests_.find(resolve(value));

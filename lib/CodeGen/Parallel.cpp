@@ -7,6 +7,7 @@
 #include <llvm/IR/Module.h>
 
 #include <algorithm>
+#include <cassert>
 
 namespace kiln::codegen {
 
@@ -68,21 +69,18 @@ std::string parallelEntryName(const std::string &entryName) {
 /// runs task i of every kernel, in order. One per sequence of kernels.
 static llvm::Function *taskFunction(EmitterContext &ctx,
                                     llvm::ArrayRef<KernelCall> calls) {
-  std::string key = "task of";
-  for (const KernelCall &call : calls)
-    key += " " + call.kernel->getName().str();
-  llvm::Function *&task = ctx.kernelFunctions()[key];
+  llvm::Function &first = *calls.front().kernel;
+  std::string name = first.getName().str();
+  for (const KernelCall &call : calls.drop_front())
+    name += "+" + call.kernel->getName().str();
+  llvm::Function *&task = ctx.kernelFunctions()["task of " + name];
   if (task)
     return task;
-  llvm::Function &first = *calls.front().kernel;
   llvm::LLVMContext &c = ctx.context();
   llvm::Type *ptr = llvm::PointerType::getUnqual(c);
   llvm::Type *i64 = llvm::Type::getInt64Ty(c);
   auto *type =
       llvm::FunctionType::get(llvm::Type::getVoidTy(c), {ptr, i64}, false);
-  std::string name = first.getName().str();
-  for (const KernelCall &call : calls.drop_front())
-    name += "+" + call.kernel->getName().str();
   task = llvm::Function::Create(type, llvm::GlobalValue::InternalLinkage,
                                 name + ".task", ctx.module());
   task->addFnAttr(llvm::Attribute::NoUnwind);
@@ -158,21 +156,16 @@ static void emitSerialCalls(EmitterContext &ctx,
     call(calls.front(), ctx.i64(0), ctx.i64(tasks));
     return;
   }
-  llvm::Function *caller = b.GetInsertBlock()->getParent();
-  llvm::LLVMContext &c = ctx.context();
-  llvm::BasicBlock *before = b.GetInsertBlock();
-  auto *loop = llvm::BasicBlock::Create(c, "tasks.each", caller);
-  auto *done = llvm::BasicBlock::Create(c, "tasks.each.done", caller);
-  b.CreateBr(loop);
-  b.SetInsertPoint(loop);
-  llvm::PHINode *task = b.CreatePHI(b.getInt64Ty(), 2, "task");
-  task->addIncoming(ctx.i64(0), before);
-  Value *next = b.CreateNUWAdd(task, ctx.i64(1));
-  for (const KernelCall &kernel : calls)
-    call(kernel, task, next);
-  task->addIncoming(next, b.GetInsertBlock());
-  b.CreateCondBr(b.CreateICmpULT(next, ctx.i64(tasks)), loop, done);
-  b.SetInsertPoint(done);
+  [[maybe_unused]] Error loop = ctx.emitLoop(
+      0, tasks, 1,
+      [&](Value *task) {
+        Value *next = b.CreateNUWAdd(task, ctx.i64(1));
+        for (const KernelCall &kernel : calls)
+          call(kernel, task, next);
+        return Error::success();
+      },
+      "task");
+  assert(!loop && "a loop of calls cannot fail");
 }
 
 void emitKernelCalls(EmitterContext &ctx, llvm::ArrayRef<KernelCall> calls,

@@ -211,6 +211,10 @@ public:
   /// Whether `a` and `b` both have slices and they start at the same place
   /// (an in-place loop state update and the state element it updates).
   bool sameSlice(ValueRef a, ValueRef b) const;
+  /// Whether `a` and `b` both have slices and some byte is in both (the
+  /// same argument, result or arena bytes; constants are read-only and
+  /// never overlap).
+  bool bytesOverlap(ValueRef a, ValueRef b) const;
 
   /// Whether `instruction` (of the entry or of a computation a while or
   /// conditional runs) need not be computed: its value only feeds initial

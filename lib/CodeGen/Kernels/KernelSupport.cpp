@@ -99,6 +99,23 @@ Error emitIf(EmitterContext &ctx, Value *condition,
   return Error::success();
 }
 
+const ir::Instruction *soleContraction(const ir::Instruction &fusion) {
+  if (fusion.opcode() != ir::Opcode::Fusion ||
+      fusion.attrs().fusionKind != ir::FusionKind::Output)
+    return nullptr;
+  const ir::Instruction *contraction = nullptr;
+  for (const ir::Instruction *inner :
+       fusion.calledComputation()->instructions()) {
+    if (inner->opcode() != ir::Opcode::Dot &&
+        inner->opcode() != ir::Opcode::Convolution)
+      continue;
+    if (contraction)
+      return nullptr;
+    contraction = inner;
+  }
+  return contraction;
+}
+
 bool hasKernelDtype(const ir::Instruction &contraction) {
   ir::DType dtype = contraction.shape().dtype();
   return (dtype == ir::DType::F32 || dtype == ir::DType::F64) &&

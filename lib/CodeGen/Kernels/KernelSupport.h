@@ -46,6 +46,11 @@ kernelFunction(EmitterContext &ctx, const std::string &key, size_t pointerArgs,
 Error emitIf(EmitterContext &ctx, llvm::Value *condition,
              llvm::function_ref<Error()> body, const llvm::Twine &name);
 
+/// The one dot or convolution of output fusion `fusion`, whose chain becomes
+/// the kernel's epilogue; null when `fusion` is not an output fusion or
+/// holds none or several.
+const ir::Instruction *soleContraction(const ir::Instruction &fusion);
+
 /// Whether the kernels compute `contraction` (a dot or convolution): f32 or
 /// f64 result and operands of the same type.
 bool hasKernelDtype(const ir::Instruction &contraction);

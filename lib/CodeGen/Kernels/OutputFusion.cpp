@@ -1,4 +1,5 @@
 //===- OutputFusion.cpp - kOutput fusions through the kernels -------------===//
+#include "KernelSupport.h"
 #include "Kernels.h"
 
 namespace kiln::codegen::kernels {
@@ -8,17 +9,7 @@ using ir::Opcode;
 
 Expected<bool> emitOutputFusionKernel(EmitterContext &ctx,
                                       const Instruction &fusion) {
-  if (fusion.attrs().fusionKind != ir::FusionKind::Output)
-    return false;
-  const Instruction *contraction = nullptr;
-  for (const Instruction *inner : fusion.calledComputation()->instructions()) {
-    if (inner->opcode() != Opcode::Dot &&
-        inner->opcode() != Opcode::Convolution)
-      continue;
-    if (contraction)
-      return false; // one contraction per output fusion
-    contraction = inner;
-  }
+  const Instruction *contraction = soleContraction(fusion);
   if (!contraction)
     return false;
   ctx.bindFusion(fusion);

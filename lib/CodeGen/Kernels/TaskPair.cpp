@@ -14,54 +14,28 @@ namespace {
 /// The convolution `top` computes: itself, or the one contraction of an
 /// output fusion (the fusion's chain becomes the kernel's epilogue).
 const Instruction *convolutionOf(const Instruction &top) {
-  if (top.opcode() == ir::Opcode::Convolution)
-    return &top;
-  if (top.opcode() != ir::Opcode::Fusion ||
-      top.attrs().fusionKind != ir::FusionKind::Output)
-    return nullptr;
-  const Instruction *contraction = nullptr;
-  for (const Instruction *inner : top.calledComputation()->instructions())
-    if (inner->opcode() == ir::Opcode::Dot ||
-        inner->opcode() == ir::Opcode::Convolution) {
-      if (contraction)
-        return nullptr;
-      contraction = inner;
-    }
-  return contraction && contraction->opcode() == ir::Opcode::Convolution
-             ? contraction
-             : nullptr;
+  const Instruction *conv =
+      top.opcode() == ir::Opcode::Convolution ? &top : soleContraction(top);
+  return conv && conv->opcode() == ir::Opcode::Convolution ? conv : nullptr;
 }
 
-/// The top-level value `conv`'s input is: its operand, or through the
-/// output fusion's parameter, the fusion's operand.
-const Instruction *inputOf(const Instruction &top, const Instruction &conv) {
-  const Instruction *input = conv.operand(0);
-  if (&conv == &top)
-    return input;
-  if (input->opcode() != ir::Opcode::Parameter)
-    return nullptr;
-  return top.operand(size_t(input->parameterNumber()));
-}
-
-/// Whether `conv`'s weights are a constant (through `top`'s parameters
-/// when it is the fusion around `conv`).
-bool constantWeights(EmitterContext &ctx, const Instruction &top,
-                     const Instruction &conv) {
-  if (&conv == &top)
-    return constantSource(ctx, *conv.operand(1)) != nullptr;
-  ctx.bindFusion(top);
-  bool constant = constantSource(ctx, *conv.operand(1)) != nullptr;
-  ctx.unbindFusion(top);
-  return constant;
-}
-
-/// Whether the bytes of the two slices may overlap.
-bool overlap(const analysis::BufferSlice &a, const analysis::BufferSlice &b) {
-  if (a.kind != b.kind || a.kind == analysis::BufferKind::Constant)
-    return false;
-  if (a.kind != analysis::BufferKind::Arena && a.index != b.index)
-    return false;
-  return a.offset < b.offset + b.bytes && b.offset < a.offset + a.bytes;
+/// What the kernel computing `conv` reads, as the kernel sees it (through
+/// the parameters of `top` when it is the fusion around `conv`): the
+/// top-level value of its input, and whether its weights are a constant.
+struct ConvolutionReads {
+  const Instruction *input = nullptr;
+  bool constantWeights = false;
+};
+ConvolutionReads readsOf(EmitterContext &ctx, const Instruction &top,
+                         const Instruction &conv) {
+  bool fused = &conv != &top;
+  if (fused)
+    ctx.bindFusion(top);
+  ConvolutionReads reads{&ctx.underlying(*conv.operand(0)),
+                         constantSource(ctx, *conv.operand(1)) != nullptr};
+  if (fused)
+    ctx.unbindFusion(top);
+  return reads;
 }
 
 /// Whether `value` has bytes of its own in one block (not a part of a
@@ -78,15 +52,14 @@ bool writesApart(EmitterContext &ctx, const Instruction &writer,
   const analysis::BufferAssignment &buffers = ctx.buffers();
   analysis::ValueRef written{&writer, -1};
   for (const Instruction *operand : reader.operands()) {
-    analysis::ValueRef read =
-        analysis::BufferAssignment::resolve({operand, -1});
-    if (!buffers.hasSlice(read)) {
-      if (read.instruction->opcode() != ir::Opcode::Constant)
+    analysis::ValueRef read{operand, -1};
+    if (buffers.hasSlice(read)) {
+      if (buffers.bytesOverlap(written, read))
         return false;
-      continue; // read-only data, not in the arena
+    } else if (analysis::BufferAssignment::resolve(read)
+                   .instruction->opcode() != ir::Opcode::Constant) {
+      return false; // only a constant, read-only, may have no bytes here
     }
-    if (overlap(buffers.slice(written), buffers.slice(read)))
-      return false;
   }
   return true;
 }
@@ -111,16 +84,18 @@ std::optional<TaskPair> findTaskPair(EmitterContext &ctx,
   const Instruction *dwConv = convolutionOf(first);
   const Instruction *pwConv = convolutionOf(second);
   if (!dwConv || !pwConv || !hasKernelDtype(*dwConv) ||
-      !hasKernelDtype(*pwConv) || inputOf(second, *pwConv) != &first)
+      !hasKernelDtype(*pwConv))
+    return std::nullopt;
+  ConvolutionReads dwReads = readsOf(ctx, first, *dwConv);
+  ConvolutionReads pwReads = readsOf(ctx, second, *pwConv);
+  if (pwReads.input != &first || !dwReads.constantWeights ||
+      !pwReads.constantWeights)
     return std::nullopt;
   std::optional<ConvGeometry> dw = convGeometry(*dwConv);
   std::optional<ConvGeometry> pw = convGeometry(*pwConv);
   if (!dw || !pw || dw->pixels == 0 || dw->groups < 2 || dw->inPerGroup != 1 ||
       dw->outPerGroup != 1 || pw->groups != 1 || !isPointwise(*pw) ||
       !isDenseNhwc(*pwConv) || pw->pixels != dw->pixels)
-    return std::nullopt;
-  if (!constantWeights(ctx, first, *dwConv) ||
-      !constantWeights(ctx, second, *pwConv))
     return std::nullopt;
   // The depthwise reads rows around its own (the window's halo), which
   // other tasks' pointwise outputs must not overwrite. Both kernels split
